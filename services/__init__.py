@@ -1,0 +1,1 @@
+"""Boxed In: the engine, the AI and the services, as one package (``boxedin``)."""

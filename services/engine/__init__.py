@@ -1,0 +1,1 @@
+"""The rules engine: the one authority on the rules of every game."""

@@ -1,0 +1,123 @@
+"""What a client needs to show a game, computed by the engine so that no client decides a rule:
+the state, the board, the move history, and a preview of every open edge.
+
+The preview generalises the practice game's to squares of every size and every rule:
+- ``captures``: what the edge would do now to squares (captured, blocked, removed, taken over)
+  and the change to each score;
+- ``continuation``: squares captured after it by taking available captures one after another
+  while the turn stays with the player (not a prediction of good play);
+- ``one_short``: squares left one edge short of complete that can still be captured, after the
+  edge and its continuation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .board import EdgeId
+from .game import CHANGE_KINDS, Game
+
+
+def edge_preview(game: Game, edge: EdgeId, scratch: Any = None) -> dict[str, Any]:
+    """The preview of one open edge. ``scratch``: a copy of the position to work on (it is left
+    as it was), so that previews of many edges share one copy."""
+    pos = scratch if scratch is not None else game.position.copy()
+    pos.record_events(True)
+    player = pos.to_move
+    before = (pos.score(0), pos.score(1))
+    turn = pos.turn
+    dead = bool(pos.edge_dead(edge))
+    pos.draw(edge)
+    actions = 1
+    captures = [
+        {
+            "size": game.geo.squares[q].size,
+            "row": game.geo.squares[q].row,
+            "col": game.geo.squares[q].col,
+            "kind": CHANGE_KINDS[kind],
+            "player": p + 1,
+            "points": points,
+        }
+        for kind, q, p, points in pos.last_events()
+    ]
+    after = (pos.score(0), pos.score(1))
+    continuation = 0
+    while not pos.over and pos.turn == turn and pos.to_move == player:
+        follow = pos.capturing_edge()
+        if follow < 0:
+            break
+        continuation += pos.draw(follow)
+        actions += 1
+    one_short = pos.one_short()
+    for _ in range(actions):
+        pos.undo()
+    return {
+        "dead": dead,
+        "captures": captures,
+        "score_change": [after[0] - before[0], after[1] - before[1]],
+        "continuation": continuation,
+        "one_short": one_short,
+    }
+
+
+def game_view(game: Game, *, previews: bool = True) -> dict[str, Any]:
+    """The whole game as a client shows it (JSON-ready)."""
+    geo = game.geo
+    rules = game.rules
+    pos = game.position
+    open_edges = pos.open_edge_list()
+    dead = set(game.dead_edges())
+    view: dict[str, Any] = {
+        "mode": game.mode.id if game.mode else None,
+        "overlap": rules.overlap.id if rules.has_overlap else None,
+        "boxes": rules.boxes,
+        "die": rules.die,
+        "sizes": list(rules.sizes),
+        "capturing_edge_free": rules.capturing_edge_free,
+        "capture_owes_line": rules.capture_owes_line,
+        "first": game.first,
+        "to_move": game.to_move,
+        "phase": game.phase,
+        "roll": game.current_roll,
+        "edges_left": game.edges_left,
+        "drawn_this_turn": game.drawn_this_turn,
+        "turn": int(pos.turn),
+        "round": game.round,
+        "scores": list(game.scores),
+        "over": game.over,
+        "winner": game.winner,
+        "ended_with_open_edges": game.over and game.open_edge_count > 0,
+        "can_undo": game.can_undo,
+        "can_end_turn": game.can_end_turn,
+        "open_edges": len(open_edges),
+        "edges": [
+            [*geo.edges[e].to_json(), pos.drawn_by(e)]
+            for e in range(geo.edge_count)
+            if pos.drawn_by(e)
+        ],
+        "squares": [
+            {
+                "size": h.square.size,
+                "row": h.square.row,
+                "col": h.square.col,
+                "owner": h.owner,
+                "points": h.points,
+            }
+            for h in game.held_squares()
+        ],
+        "dead_edges": [geo.edges[e].to_json() for e in sorted(dead)],
+        "history": [move.to_json() for move in game.history],
+    }
+    if rules.overlap.id == "territory":
+        view["box_holders"] = game.box_holders()
+    if previews and not game.over:
+        scratch = pos.copy()
+        view["previews"] = {
+            edge_key(game, e): edge_preview(game, e, scratch) for e in open_edges
+        }
+    return view
+
+
+def edge_key(game: Game, edge: EdgeId) -> str:
+    """An edge as a compact map key, such as ``h3,4``."""
+    return str(game.geo.edges[edge])
