@@ -1,13 +1,19 @@
-"""Compiles the engine's hot path with Cython; everything else is in pyproject.toml."""
+"""Compiles the hot paths with Cython; everything else is in pyproject.toml.
+
+Each module below is written in Cython's pure-Python mode, so the same source also runs as plain
+Python. Add a module here to compile it.
+"""
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-CORE = Extension("boxedin.engine._core", ["services/engine/_core.py"])
+COMPILED_MODULES = {
+    "boxedin.engine._core": "services/engine/_core.py",
+}
 
 setup(
     ext_modules=cythonize(
-        [CORE],
+        [Extension(name, [path]) for name, path in COMPILED_MODULES.items()],
         language_level=3,
         compiler_directives={
             "boundscheck": False,

@@ -7,11 +7,12 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-# Sub-command -> the module that registers it (a ``register(subparsers)`` function). Imported
-# lazily so that `boxedin replay` does not pay for the services' imports.
+# Sub-command -> the module that registers it (a ``register(subparsers)`` function), so that each
+# command lives beside what it drives.
 COMMANDS: dict[str, str] = {
     "replay": "boxedin.engine.replay",
     "bench": "boxedin.engine.bench",
+    "play": "boxedin.terminal",
 }
 
 

@@ -637,3 +637,225 @@ class Position:
             open_list[i] = open_list[n_open]
             self._draw(e)
         self.journaling = True
+
+    # --- playout policies (AI) -------------------------------------------------------------
+    # Added for the AI players (services/ai): the estimates and playout policy they call many
+    # times a turn. Nothing above depends on this section. Every helper that changes the state
+    # takes it back through the journal before it returns (the playout excepted).
+
+    @cython.cfunc
+    def _rollback(self, mark: cython.int) -> cython.void:
+        """Takes the state back to journal length ``mark`` (helpers' own draws, no marks)."""
+        j: cython.int = self.jlen
+        while j > mark:
+            j -= 2
+            self.st[self.jr[j]] = self.jr[j + 1]
+        self.jlen = mark
+
+    def margin(self, player: cython.int) -> int:
+        """``player``'s score minus the opponent's."""
+        return self.st[SCORE + player] - self.st[SCORE + 1 - player]
+
+    def new_shorts(self, edge: cython.int) -> int:
+        """Squares that drawing ``edge`` would leave one edge short (and still capturable)."""
+        return self._squares_left_missing(edge, 2)
+
+    def new_twos(self, edge: cython.int) -> int:
+        """Squares that drawing ``edge`` would leave two edges short (and still capturable)."""
+        return self._squares_left_missing(edge, 3)
+
+    @cython.cfunc
+    def _squares_left_missing(self, edge: cython.int, before: cython.int) -> cython.int:
+        j: cython.int
+        q: cython.int
+        count: cython.int = 0
+        for j in range(self.on_start[edge], self.on_start[edge + 1]):
+            q = self.on_edge[j]
+            if (self.st[self.o_missing + q] == before and self.st[self.o_status + q] == OPEN
+                    and self._capturable(q)):
+                count += 1
+        return count
+
+    @cython.cfunc
+    def _greedy_gain(self, p: cython.int, budget: cython.int, free: cython.bint,
+                     skip: cython.int[::1], ol_start: cython.int[::1],
+                     outline: cython.int[::1]) -> cython.int:
+        """Margin ``p`` gains by finishing, with ``budget`` edges, the squares with the best
+        points per edge one after another (a one-reply estimate). The caller rolls back."""
+        st: cython.int[::1] = self.st
+        q: cython.int
+        j: cython.int
+        e: cython.int
+        m: cython.int
+        cost: cython.int
+        value: cython.int
+        best_q: cython.int
+        best_cost: cython.int = 0
+        best_value: cython.int = 0
+        mark: cython.int
+        before: cython.int
+        start: cython.int = st[SCORE + p] - st[SCORE + 1 - p]
+        for q in range(self.s_count):
+            skip[q] = 0
+        # The helper draws for p without ever passing the turn.
+        self._set(TO_MOVE, p)
+        self._set(PHASE, PHASE_DRAW)
+        self._set(EDGES_LEFT, 1 << 28)
+        while budget > 0 and st[PHASE] != PHASE_OVER:
+            best_q = -1
+            for q in range(self.s_count):
+                if st[self.o_status + q] != OPEN or skip[q]:
+                    continue
+                m = st[self.o_missing + q]
+                if m > budget:
+                    continue
+                cost = m - 1 if free else m
+                value = self.size[q] * self.size[q]
+                # Best points per edge: value/cost, compared without division (cost 0 first).
+                if best_q >= 0 and value * best_cost <= best_value * cost:
+                    continue
+                if not self._capturable(q):
+                    continue
+                best_q = q
+                best_cost = cost
+                best_value = value
+            if best_q < 0:
+                break
+            mark = self.jlen
+            before = st[SCORE + p] - st[SCORE + 1 - p]
+            for j in range(ol_start[best_q], ol_start[best_q + 1]):
+                e = outline[j]
+                if st[self.o_drawn + e] == 0 and st[PHASE] != PHASE_OVER:
+                    self._draw(e)
+            if st[SCORE + p] - st[SCORE + 1 - p] <= before:
+                # Under its overlap rule this square pays p nothing: not a target.
+                self._rollback(mark)
+                skip[best_q] = 1
+                continue
+            budget -= best_cost
+        return st[SCORE + p] - st[SCORE + 1 - p] - start
+
+    def reply_total(self, player: cython.int) -> int:
+        """What ``player`` could gain in a turn starting now, summed over every face of the die
+        (divide by the die for the average). Without a die: one turn of taking every square
+        that is one edge short, again and again."""
+        skip = array("i", bytes(4 * max(self.s_count, 1)))
+        ol_start: cython.int[::1] = self.geo.outline_start
+        outline: cython.int[::1] = self.geo.outline
+        face: cython.int
+        total: cython.int = 0
+        mark: cython.int = self.jlen
+        was_journaling: cython.bint = self.journaling
+        self.journaling = True
+        if self.die == 0:
+            total = self._greedy_gain(player, 1, True, skip, ol_start, outline)
+            self._rollback(mark)
+        else:
+            for face in range(1, self.die + 1):
+                total += self._greedy_gain(player, min(face, self.st[OPEN_EDGES]),
+                                           self.free_capture, skip, ol_start, outline)
+                self._rollback(mark)
+        self.journaling = was_journaling
+        return total
+
+    def policy_playout(self, seed: cython.ulonglong, max_turns: cython.int = -1) -> None:
+        """Plays on with a cheap version of the Hard player for both sides, until the game ends
+        or ``max_turns`` more turns have begun. Dice: take a square one edge short; else work
+        on the square with the best points per edge that can be finished with the edges left;
+        else end the turn, or (first edge) draw the edge that leaves the fewest squares one and
+        then two edges short. Without a die: take, else the safest line. Nothing it does can be
+        taken back."""
+        st: cython.int[::1] = self.st
+        ol_start: cython.int[::1] = self.geo.outline_start
+        outline: cython.int[::1] = self.geo.outline
+        open_list: cython.int[::1] = self.open_list
+        n_open: cython.int = 0
+        e: cython.int
+        i: cython.int
+        j: cython.int
+        k: cython.int
+        q: cython.int
+        m: cython.int
+        cost: cython.int
+        value: cython.int
+        left: cython.int
+        best_q: cython.int
+        best_cost: cython.int = 0
+        best_value: cython.int = 0
+        best_e: cython.int
+        harm: cython.int
+        best_harm: cython.int
+        offset: cython.int
+        stop_turn: cython.int = st[TURN] + max_turns
+        x: cython.ulonglong = (seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E5) & MASK64
+        if x == 0:
+            x = 0x2545F4914F6CDD1D
+        self.journaling = False
+        self.recording = False
+        self.marks = []
+        self.jlen = 0
+        while st[PHASE] != PHASE_OVER:
+            if max_turns >= 0 and st[TURN] >= stop_turn:
+                break
+            x = _next_random(x)
+            if st[PHASE] == PHASE_ROLL:
+                self._roll(cython.cast(cython.int, (x >> 11) % cython.cast(cython.ulonglong, self.die)) + 1)
+                continue
+            left = st[EDGES_LEFT] if self.die > 0 else 1
+            # Squares: take one edge short, else the best points per edge finishable now.
+            best_q = -1
+            for q in range(self.s_count):
+                if st[self.o_status + q] != OPEN:
+                    continue
+                m = st[self.o_missing + q]
+                if m > left or (self.die == 0 and m > 1):
+                    continue
+                cost = m - 1 if self.free_capture else m
+                value = self.size[q] * self.size[q]
+                if best_q >= 0 and value * best_cost <= best_value * cost:
+                    continue
+                if not self._capturable(q):
+                    continue
+                best_q = q
+                best_cost = cost
+                best_value = value
+            if best_q >= 0:
+                k = ol_start[best_q + 1] - ol_start[best_q]
+                offset = cython.cast(cython.int, (x >> 11) % cython.cast(cython.ulonglong, k))
+                for i in range(k):
+                    e = outline[ol_start[best_q] + (i + offset) % k]
+                    if st[self.o_drawn + e] == 0:
+                        break
+                self._draw(e)
+                continue
+            if self.die > 0 and st[DRAWN_THIS_TURN] > 0:
+                self._pass_turn()
+                continue
+            # The edge that helps the opponent least, from a random starting point.
+            n_open = 0
+            for e in range(self.e_count):
+                if st[self.o_drawn + e] == 0:
+                    open_list[n_open] = e
+                    n_open += 1
+            offset = cython.cast(cython.int, (x >> 11) % cython.cast(cython.ulonglong, n_open))
+            best_e = -1
+            best_harm = 1 << 30
+            for i in range(n_open):
+                e = open_list[(i + offset) % n_open]
+                harm = 0
+                for j in range(self.on_start[e], self.on_start[e + 1]):
+                    q = self.on_edge[j]
+                    if st[self.o_status + q] != OPEN:
+                        continue
+                    m = st[self.o_missing + q]
+                    if m == 2:
+                        harm += 64 * self.size[q] * self.size[q]
+                    elif m == 3 and self.die > 1:
+                        harm += self.size[q] * self.size[q]
+                if harm < best_harm:
+                    best_harm = harm
+                    best_e = e
+                    if harm == 0:
+                        break
+            self._draw(best_e)
+        self.journaling = True
