@@ -62,7 +62,11 @@ def status(game: Game) -> str:
     text = f"Round {game.round}   A (Player 1): {a}   B (Player 2): {b}"
     if game.over:
         result = {0: "It's a tie", 1: "Player 1 wins", 2: "Player 2 wins"}[game.winner or 0]
-        note = "" if not game.open_edge_count else "\nNo scoring moves were left, so the game ended with edges still open."
+        note = (
+            ""
+            if not game.open_edge_count
+            else "\nNo scoring moves were left, so the game ended with edges still open."
+        )
         return f"{text}\n{result}!{note}"
     player = f"Player {game.to_move}"
     if game.phase == "roll":
@@ -106,9 +110,10 @@ def play(game: Game, stdin: TextIO, stdout: TextIO) -> int:
                 except ValueError:
                     raise GameError("malformed", "row and column are whole numbers, such as: h 0 2") from None
                 move = game.draw(edge)
-                if move.changes:
-                    say(", ".join(f"{c.kind} {c.square.size}x{c.square.size} at {c.square.row},{c.square.col} "
-                                  f"({c.points:+d} for Player {c.player})" for c in move.changes))  # fmt: skip
+                for c in move.changes:
+                    sq = c.square
+                    where = f"{sq.size}x{sq.size} at {sq.row},{sq.col}"
+                    say(f"{c.kind} {where} ({c.points:+d} for Player {c.player})")
             else:
                 say(f"Unknown command {line.strip()!r}: type help for the commands.")
         except GameError as exc:

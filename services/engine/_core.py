@@ -58,6 +58,7 @@ R_CAPPED_LAYERED = cython.declare(cython.int, 12)
 
 MASK64 = cython.declare(cython.ulonglong, 0xFFFFFFFFFFFFFFFF)
 
+
 @cython.cfunc
 @cython.inline
 def _next_random(x: cython.ulonglong) -> cython.ulonglong:
@@ -117,8 +118,15 @@ class Position:
     done: cython.int[::1]  # squares completed by the edge being drawn
     open_list: cython.int[::1]  # a playout's open edges
 
-    def __init__(self, geo: object, rule: cython.int, die: cython.int, free_capture: cython.bint,
-                 owes_line: cython.bint, first: cython.int) -> None:
+    def __init__(
+        self,
+        geo: object,
+        rule: cython.int,
+        die: cython.int,
+        free_capture: cython.bint,
+        owes_line: cython.bint,
+        first: cython.int,
+    ) -> None:
         self._bind(geo, rule, die, free_capture, owes_line)
         n_state: cython.int = self.o_holder + self.b_count
         self.state = array("i", bytes(4 * n_state))
@@ -135,8 +143,14 @@ class Position:
         self._reset_journal()
 
     @cython.cfunc
-    def _bind(self, geo: object, rule: cython.int, die: cython.int, free_capture: cython.bint,
-              owes_line: cython.bint) -> cython.void:
+    def _bind(
+        self,
+        geo: object,
+        rule: cython.int,
+        die: cython.int,
+        free_capture: cython.bint,
+        owes_line: cython.bint,
+    ) -> cython.void:
         self.geo = geo
         self.e_count = geo.edge_count
         self.s_count = geo.square_count
@@ -671,15 +685,24 @@ class Position:
         count: cython.int = 0
         for j in range(self.on_start[edge], self.on_start[edge + 1]):
             q = self.on_edge[j]
-            if (self.st[self.o_missing + q] == before and self.st[self.o_status + q] == OPEN
-                    and self._capturable(q)):
+            if (
+                self.st[self.o_missing + q] == before
+                and self.st[self.o_status + q] == OPEN
+                and self._capturable(q)
+            ):
                 count += 1
         return count
 
     @cython.cfunc
-    def _greedy_gain(self, p: cython.int, budget: cython.int, free: cython.bint,
-                     skip: cython.int[::1], ol_start: cython.int[::1],
-                     outline: cython.int[::1]) -> cython.int:
+    def _greedy_gain(
+        self,
+        p: cython.int,
+        budget: cython.int,
+        free: cython.bint,
+        skip: cython.int[::1],
+        ol_start: cython.int[::1],
+        outline: cython.int[::1],
+    ) -> cython.int:
         """Margin ``p`` gains by finishing, with ``budget`` edges, the squares with the best
         points per edge one after another (a one-reply estimate). The caller rolls back."""
         st: cython.int[::1] = self.st
@@ -752,8 +775,9 @@ class Position:
             self._rollback(mark)
         else:
             for face in range(1, self.die + 1):
-                total += self._greedy_gain(player, min(face, self.st[OPEN_EDGES]),
-                                           self.free_capture, skip, ol_start, outline)
+                total += self._greedy_gain(
+                    player, min(face, self.st[OPEN_EDGES]), self.free_capture, skip, ol_start, outline
+                )
                 self._rollback(mark)
         self.journaling = was_journaling
         return total

@@ -85,7 +85,7 @@ def _malformed(message: str) -> GameError:
 def action_from_json(raw: object) -> Action:
     """Reads one transcript action, or raises ``GameError('malformed', ...)`` saying why not."""
     if not isinstance(raw, dict):
-        raise _malformed(f"an action must be a JSON object such as {{\"draw\": [\"h\", 0, 0]}}, not {raw!r}")
+        raise _malformed(f'an action must be a JSON object such as {{"draw": ["h", 0, 0]}}, not {raw!r}')
     if len(raw) != 1:
         keys = ", ".join(map(str, raw)) or "none"
         raise _malformed(f"an action has exactly one key of {', '.join(ACTION_KEYS)}; this one has {keys}")

@@ -40,7 +40,7 @@ def read_header(data: object) -> tuple[Mode, Overlap | None, int, list[Any]]:
     if "mode" not in data:
         raise _header_error("the transcript names no mode")
     if not isinstance(data["mode"], str):
-        raise _header_error(f"the mode is a mode id such as \"classic\", not {data['mode']!r}")
+        raise _header_error(f'the mode is a mode id such as "classic", not {data["mode"]!r}')
     try:
         mode = mode_by_id(data["mode"])
     except RulesError as exc:
@@ -48,7 +48,7 @@ def read_header(data: object) -> tuple[Mode, Overlap | None, int, list[Any]]:
     overlap: Overlap | None = None
     if "overlap" in data:
         if not isinstance(data["overlap"], str):
-            raise _header_error(f"the overlap rule is a rule id such as \"consume\", not {data['overlap']!r}")
+            raise _header_error(f'the overlap rule is a rule id such as "consume", not {data["overlap"]!r}')
         try:
             overlap = Overlap.from_id(data["overlap"])
         except RulesError as exc:

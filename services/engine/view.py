@@ -91,9 +91,7 @@ def game_view(game: Game, *, previews: bool = True) -> dict[str, Any]:
         "can_end_turn": game.can_end_turn,
         "open_edges": len(open_edges),
         "edges": [
-            [*geo.edges[e].to_json(), pos.drawn_by(e)]
-            for e in range(geo.edge_count)
-            if pos.drawn_by(e)
+            [*geo.edges[e].to_json(), pos.drawn_by(e)] for e in range(geo.edge_count) if pos.drawn_by(e)
         ],
         "squares": [
             {
@@ -112,9 +110,7 @@ def game_view(game: Game, *, previews: bool = True) -> dict[str, Any]:
         view["box_holders"] = game.box_holders()
     if previews and not game.over:
         scratch = pos.copy()
-        view["previews"] = {
-            edge_key(game, e): edge_preview(game, e, scratch) for e in open_edges
-        }
+        view["previews"] = {edge_key(game, e): edge_preview(game, e, scratch) for e in open_edges}
     return view
 
 

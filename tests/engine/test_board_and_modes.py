@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from boxedin.engine.board import Edge, EdgeError, Square, geometry
-from boxedin.engine.rules import MODES, Overlap, RuleSet, RulesError, mode_by_id
+from boxedin.engine.rules import MODES, Overlap, RulesError, RuleSet, mode_by_id
 
 
 @pytest.mark.parametrize(
@@ -69,7 +68,9 @@ def test_edges_are_numbered_in_the_replay_contracts_sort_order() -> None:
     assert [geo.edge_id(e) for e in geo.edges] == list(range(24))
 
 
-@pytest.mark.parametrize("edge", [Edge("h", 4, 0), Edge("h", 0, 3), Edge("v", 3, 0), Edge("v", 0, 4), Edge("h", -1, 0)])
+@pytest.mark.parametrize(
+    "edge", [Edge("h", 4, 0), Edge("h", 0, 3), Edge("v", 3, 0), Edge("v", 0, 4), Edge("h", -1, 0)]
+)
 def test_edges_off_the_board(edge: Edge) -> None:
     with pytest.raises(EdgeError):
         geometry(3, (1,)).edge_id(edge)

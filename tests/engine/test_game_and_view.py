@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from boxedin.engine import codec
 from boxedin.engine.actions import Draw, EndTurn, GameError, Roll, Timeout, Undo
 from boxedin.engine.board import Edge, Square
@@ -49,11 +48,22 @@ def test_refused_actions_leave_the_game_exactly_as_it_was() -> None:
 def test_the_move_history_names_player_edge_squares_and_points() -> None:
     game = practice_with(TOP_ROW_CHAIN)
     move = game.draw(Edge("v", 0, 1))
-    assert (move.player, move.edge, move.claimed, move.score_change) == (1, Edge("v", 0, 1), (Square(1, 0, 0),), (1, 0))
+    assert (move.player, move.edge, move.claimed, move.score_change) == (
+        1,
+        Edge("v", 0, 1),
+        (Square(1, 0, 0),),
+        (1, 0),
+    )
     move = game.draw(Edge("v", 0, 2))
     assert move.claimed == (Square(1, 0, 1), Square(1, 0, 2)) and move.score_change == (2, 0)
     assert [m.edge for m in game.history][-2:] == [Edge("v", 0, 1), Edge("v", 0, 2)]
-    assert game.history[0].to_json() == {"turn": 0, "player": 1, "edge": ["h", 0, 0], "changes": [], "score_change": [0, 0]}
+    assert game.history[0].to_json() == {
+        "turn": 0,
+        "player": 1,
+        "edge": ["h", 0, 0],
+        "changes": [],
+        "score_change": [0, 0],
+    }
 
 
 def test_standard_undo_takes_back_a_capture_and_its_points() -> None:
@@ -110,7 +120,13 @@ def test_previews_show_captures_continuation_and_three_sided_boxes() -> None:
         "one_short": 0,
     }
     # A line that captures nothing: the boxes already three-sided still count.
-    assert previews["h3,0"] == {"dead": False, "captures": [], "score_change": [0, 0], "continuation": 0, "one_short": 2}
+    assert previews["h3,0"] == {
+        "dead": False,
+        "captures": [],
+        "score_change": [0, 0],
+        "continuation": 0,
+        "one_short": 2,
+    }
     # Previewing changed nothing.
     assert game_view(game, previews=False) == {k: v for k, v in game_view(game).items() if k != "previews"}
 

@@ -8,14 +8,13 @@ import random
 from typing import Any
 
 import pytest
-from transcripts import every_mode_and_rule, random_transcript
-
 from boxedin.engine import codec
 from boxedin.engine.actions import Draw, action_from_json
 from boxedin.engine.backend import load
 from boxedin.engine.game import Game
 from boxedin.engine.replay import play_transcript, replay_transcript, report
 from boxedin.engine.rules import MODES, Overlap
+from transcripts import every_mode_and_rule, random_transcript
 
 
 def _game_for(transcript: dict[str, Any], backend: str = "compiled") -> Game:
@@ -84,8 +83,16 @@ def test_compiled_and_plain_python_agree_move_by_move(mode: str, overlap: str | 
         assert compiled.position.state_array() == plain.position.state_array()
 
 
-@pytest.mark.parametrize(("mode", "overlap"), [("standard", None), ("classic", None), ("expert", "consume"),
-                                               ("big_squares", "layered"), ("strategic", "exclusive")])
+@pytest.mark.parametrize(
+    ("mode", "overlap"),
+    [
+        ("standard", None),
+        ("classic", None),
+        ("expert", "consume"),
+        ("big_squares", "layered"),
+        ("strategic", "exclusive"),
+    ],
+)
 def test_compiled_and_plain_python_playouts_agree(mode: str, overlap: str | None) -> None:
     header = {"mode": mode, "first": 1, **({"overlap": overlap} if overlap else {})}
     game, plain_game = _game_for(header), _game_for(header, "python")
@@ -106,7 +113,8 @@ def test_compiled_and_plain_python_playouts_agree(mode: str, overlap: str | None
         ("mini", None, 9), ("standard", None, 25), ("quick", None, 25), ("classic", None, 49),
         ("chain_reaction", None, 49), ("marathon", None, 121), ("practice_2x2", None, 4),
         ("practice_3x3", None, 9), ("practice_4x4", None, 16),
-        ("strategic", "independent", 337), ("big_squares", "independent", 778), ("expert", "independent", 1250),
+        ("strategic", "independent", 337), ("big_squares", "independent", 778),
+        ("expert", "independent", 1250),
         ("strategic", "takeover", 337), ("big_squares", "takeover", 778), ("expert", "takeover", 1250),
         ("strategic", "majority", 337), ("big_squares", "majority", 778), ("expert", "majority", 1250),
         ("strategic", "consume", 256), ("big_squares", "consume", 441), ("expert", "consume", 729),

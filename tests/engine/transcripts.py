@@ -13,9 +13,7 @@ ONE_SIZE_MODES = [m.id for m in MODES.values() if not m.rules.has_overlap]
 
 
 def every_mode_and_rule() -> list[tuple[str, str | None]]:
-    return [(m, None) for m in ONE_SIZE_MODES] + [
-        (m, rule.id) for m in MULTI_SIZE_MODES for rule in Overlap
-    ]
+    return [(m, None) for m in ONE_SIZE_MODES] + [(m, rule.id) for m in MULTI_SIZE_MODES for rule in Overlap]
 
 
 def random_transcript(
