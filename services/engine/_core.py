@@ -188,9 +188,8 @@ class Position:
 
     @cython.cfunc
     def _reset_journal(self) -> cython.void:
-        self.journal = array("i", bytes(4 * 256))
-        self.jr = self.journal
-        self.jcap = 256
+        self.journal = None
+        self.jcap = 0
         self.jlen = 0
         self.journaling = True
         self.marks = []
@@ -198,11 +197,50 @@ class Position:
     def copy(self) -> Position:
         """An independent copy of the position, with nothing to take back."""
         other: Position = Position.__new__(Position)
-        other._bind(self.geo, self.rule, self.die, self.free_capture, self.owes_line)
+        other._share(self)
         other.state = self.state.__copy__()
         other.st = other.state
-        other._reset_journal()
+        other.journal = None
+        other.jcap = 0
+        other.jlen = 0
+        other.journaling = True
+        other.marks = []
         return other
+
+    @cython.cfunc
+    def _share(self, src: Position) -> cython.void:
+        """Takes the geometry, rules and scratch space of another position: a copy needs its
+        own state only. (The scratch arrays are only used inside one call, never across.)"""
+        self.geo = src.geo
+        self.e_count = src.e_count
+        self.s_count = src.s_count
+        self.b_count = src.b_count
+        self.rule = src.rule
+        self.die = src.die
+        self.free_capture = src.free_capture
+        self.owes_line = src.owes_line
+        self.can_block = src.can_block
+        self.track_cover = src.track_cover
+        self.on_start = src.on_start
+        self.on_edge = src.on_edge
+        self.in_start = src.in_start
+        self.inside = src.inside
+        self.ar_start = src.ar_start
+        self.around = src.around
+        self.bx_start = src.bx_start
+        self.boxes = src.boxes
+        self.size = src.size
+        self.o_drawn = src.o_drawn
+        self.o_missing = src.o_missing
+        self.o_status = src.o_status
+        self.o_owner = src.o_owner
+        self.o_points = src.o_points
+        self.o_cover = src.o_cover
+        self.o_holder = src.o_holder
+        self.done = src.done
+        self.open_list = src.open_list
+        self.recording = False
+        self.events = []
 
     def state_array(self) -> array:
         """The raw state (for equality checks and serialisation tests)."""
@@ -223,11 +261,13 @@ class Position:
 
     @cython.cfunc
     def _grow_journal(self) -> cython.void:
-        bigger = array("i", bytes(8 * self.jcap))
-        bigger[: self.jlen] = self.journal[: self.jlen]
+        capacity: cython.int = max(256, 2 * self.jcap)
+        bigger = array("i", bytes(4 * capacity))
+        if self.jlen:
+            bigger[: self.jlen] = self.journal[: self.jlen]
         self.journal = bigger
         self.jr = bigger
-        self.jcap *= 2
+        self.jcap = capacity
 
     @cython.cfunc
     @cython.inline

@@ -48,6 +48,29 @@ def engine_playout(rules: RuleSet, backend: Backend) -> Callable[[int], object]:
     return playout
 
 
+def search_primitives(backend: Backend, seconds: float) -> dict[str, float]:
+    """Copies and draw-and-take-back pairs per second in a half-played expert (consume) game:
+    what a search pays per node."""
+    rules = MODES["expert"].rules
+    module = load(backend)
+    position = module.Position(
+        geometry(rules.boxes, rules.sizes), int(rules.overlap), rules.die or 0, False, False, 0
+    )
+    half = position.copy()
+    half.playout(7, 20)
+    edges = half.open_edge_list()
+
+    def copy(_: int) -> object:
+        return half.copy()
+
+    def draw_and_undo(i: int) -> object:
+        half.draw(edges[i % len(edges)])
+        half.undo()
+        return None
+
+    return {"copies": _rate(copy, seconds), "draw_undo_pairs": _rate(draw_and_undo, seconds)}
+
+
 def openspiel_playout(boxes: int) -> Callable[[int], object] | None:
     try:
         import pyspiel
@@ -73,8 +96,10 @@ def bench_engine(seconds: float) -> dict[str, Any]:
         try:
             results[f"{backend}_5x5_standard"] = _rate(engine_playout(standard, backend), seconds)
             results[f"{backend}_expert_consume"] = _rate(engine_playout(expert, backend), seconds)
+            results[f"{backend}_search"] = search_primitives(backend, seconds / 2)
         except BackendUnavailable as exc:
             results[f"{backend}_5x5_standard"] = results[f"{backend}_expert_consume"] = None
+            results[f"{backend}_search"] = None
             results[f"{backend}_note"] = str(exc)
     spiel = openspiel_playout(5)
     if spiel is None:
@@ -97,6 +122,13 @@ def _print_table(results: dict[str, Any]) -> None:
     print(f"  5x5 standard, OpenSpiel (Python)   {fmt(results['openspiel_5x5'])}")
     print(f"  expert (consume), compiled engine  {fmt(results['compiled_expert_consume'])}")
     print(f"  expert (consume), plain Python     {fmt(results['python_expert_consume'])}")
+    for backend in ("compiled", "python"):
+        search = results[f"{backend}_search"]
+        if search:
+            print(
+                f"  {backend} search primitives (expert, 20 turns in): {search['copies']:,.0f} copies/s, "
+                f"{search['draw_undo_pairs']:,.0f} draw+undo/s"
+            )
     if "compiled_vs_openspiel_5x5" in results:
         print(f"  compiled / OpenSpiel on 5x5: {results['compiled_vs_openspiel_5x5']:.1f}x (the bar: 5x)")
     for key in ("compiled_note", "python_note", "openspiel_note"):
