@@ -68,7 +68,18 @@ class Resume:
         raise ValueError("a resume mark is not part of a transcript")
 
 
-Action = Roll | Draw | EndTurn | Undo | Timeout | Resume
+@dataclass(frozen=True, slots=True)
+class Resign:
+    """A player gives the game up; the other wins. Not a transcript action (the replay format
+    has none); services record it in the serialised game."""
+
+    player: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"resign": True, "by": self.player}
+
+
+Action = Roll | Draw | EndTurn | Undo | Timeout | Resume | Resign
 
 _FLAGS: dict[str, type[EndTurn] | type[Undo] | type[Timeout]] = {
     "end_turn": EndTurn,

@@ -8,7 +8,7 @@ Layout (version 1), big-endian:
     "BX" 0x01 | mode (u8, 255 = custom rules) | [custom: boxes, die, sizes mask, flags]
     | overlap (u8) | first (u8) | options (u8: bit 0 undo allowed)
     | seed length in bytes (u16, 0 = no seed) | seed (UTF-8)
-    | action count (u32) | actions (u16 each: kind in the top 3 bits, edge or face below)
+    | action count (u32) | actions (u16 each: kind in the top 3 bits, edge, face or player below)
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import base64
 import binascii
 import struct
 
-from .actions import Action, Draw, EndTurn, GameError, Resume, Roll, Timeout, Undo
+from .actions import Action, Draw, EndTurn, GameError, Resign, Resume, Roll, Timeout, Undo
 from .game import Game
 from .rules import MODES, Overlap, RulesError, RuleSet
 
@@ -31,7 +31,7 @@ _MODE_IDS = (
     "strategic", "big_squares", "expert", "practice_2x2", "practice_3x3", "practice_4x4",
 )  # fmt: skip
 _KIND_BITS = 13
-_DRAW, _ROLL, _END_TURN, _UNDO, _TIMEOUT, _RESUME = range(6)
+_DRAW, _ROLL, _END_TURN, _UNDO, _TIMEOUT, _RESUME, _RESIGN = range(7)
 
 
 class CodecError(ValueError):
@@ -64,6 +64,8 @@ def _encode_action(game: Game, action: Action) -> int:
     if isinstance(action, Roll):
         assert action.face is not None
         return _ROLL << _KIND_BITS | action.face
+    if isinstance(action, Resign):
+        return _RESIGN << _KIND_BITS | action.player
     kind = {EndTurn: _END_TURN, Undo: _UNDO, Timeout: _TIMEOUT, Resume: _RESUME}[type(action)]
     return kind << _KIND_BITS
 
@@ -122,6 +124,8 @@ def _decode_action(game: Game, word: int) -> Action:
         return Draw(game.geo.edges[value])
     if kind == _ROLL:
         return Roll(value)
+    if kind == _RESIGN:
+        return Resign(value)
     simple: dict[int, Action] = {_END_TURN: EndTurn(), _UNDO: Undo(), _TIMEOUT: Timeout(), _RESUME: Resume()}
     if kind not in simple:
         raise CodecError(f"unknown action kind {kind}")

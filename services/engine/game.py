@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .actions import Action, Draw, EndTurn, GameError, Resume, Roll, Timeout, Undo
+from .actions import Action, Draw, EndTurn, GameError, Resign, Resume, Roll, Timeout, Undo
 from .backend import Backend, core
 from .board import Edge, EdgeError, EdgeId, Geometry, Square, SquareId, geometry
 from .dice import Dice
@@ -114,6 +114,7 @@ class Game:
         self.current_roll: int | None = None
         # Draws of the current turn that a resume put out of Undo's reach.
         self._undo_floor = 0
+        self.resigned: Player | None = None
 
     @classmethod
     def from_mode(cls, mode: Mode, overlap: Any = None, **options: Any) -> Game:
@@ -123,11 +124,11 @@ class Game:
 
     @property
     def over(self) -> bool:
-        return bool(self.position.over)
+        return self.resigned is not None or bool(self.position.over)
 
     @property
     def phase(self) -> Phase:
-        return _PHASES[self.position.phase]
+        return "over" if self.resigned is not None else _PHASES[self.position.phase]
 
     @property
     def to_move(self) -> Player | None:
@@ -154,6 +155,8 @@ class Game:
         """None while the game runs; then 1 or 2, or 0 for a tie."""
         if not self.over:
             return None
+        if self.resigned is not None:
+            return 3 - self.resigned
         a, b = self.scores
         return 1 if a > b else 2 if b > a else 0
 
@@ -227,6 +230,9 @@ class Game:
             return self._undo()
         if isinstance(action, Timeout):
             self._end_turn(by_clock=True)
+            return None
+        if isinstance(action, Resign):
+            self._resign(action.player)
             return None
         raise TypeError(f"not an action: {action!r}")
 
@@ -324,6 +330,16 @@ class Game:
         self.position.undo()
         self.actions.append(Undo())
         return self.history.pop()
+
+    def _resign(self, player: Player) -> None:
+        if player not in (1, 2):
+            raise GameError("malformed", f"the player who resigns is 1 or 2, not {player!r}")
+        self.resigned = player
+        self.position.forget_history()
+        self.actions.append(Resign(player))
+
+    def resign(self, player: Player) -> None:
+        self.apply(Resign(player))
 
     def _close_turn_if_ended(self, turn: int) -> None:
         # Nothing before the start of a turn can be taken back, so the journal can go.

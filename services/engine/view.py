@@ -86,6 +86,7 @@ def game_view(game: Game, *, previews: bool = True) -> dict[str, Any]:
         "scores": list(game.scores),
         "over": game.over,
         "winner": game.winner,
+        "resigned": game.resigned,
         "ended_with_open_edges": game.over and game.open_edge_count > 0,
         "can_undo": game.can_undo,
         "can_end_turn": game.can_end_turn,

@@ -169,3 +169,17 @@ def test_territory_view_lists_box_holders() -> None:
         game.draw(edge)
     view = game_view(game, previews=False)
     assert view["box_holders"][0] == 1 and view["box_holders"][1] is None and view["scores"] == [1, 0]
+
+
+def test_a_resigned_game_is_over_the_other_player_wins_and_it_survives_serialisation() -> None:
+    game = Game.from_mode(MODES["classic"])
+    game.roll(2)
+    game.draw(Edge("h", 0, 0))
+    game.resign(1)
+    assert (game.over, game.winner, game.phase, game.to_move, game.can_undo) == (True, 2, "over", None, False)
+    with pytest.raises(GameError) as info:
+        game.draw(Edge("h", 0, 1))
+    assert info.value.code == "game_over"
+    restored = codec.decode(codec.encode(game))
+    assert (restored.winner, restored.resigned) == (2, 1)
+    assert game_view(restored, previews=False)["resigned"] == 1
