@@ -9,6 +9,7 @@ from setuptools import Extension, setup
 
 COMPILED_MODULES = {
     "boxedin.engine._core": "services/engine/_core.py",
+    "boxedin.ai._solver": "services/ai/_solver.py",
 }
 
 setup(

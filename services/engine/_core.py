@@ -242,6 +242,16 @@ class Position:
         self.recording = False
         self.events = []
 
+    def set_state(self, values: object) -> None:
+        """Takes over a whole state (from ``state_array`` of a position on the same board and
+        rules, perhaps in another process); nothing can be taken back afterwards."""
+        replacement = array("i", values)
+        if len(replacement) != len(self.state):
+            raise ValueError("the state is of another board or rule set")
+        self.state = replacement
+        self.st = replacement
+        self.forget_history()
+
     def state_array(self) -> array:
         """The raw state (for equality checks and serialisation tests)."""
         return self.state.__copy__()

@@ -1,0 +1,120 @@
+"""Expert's evaluation of candidate turns: one pure function, so that it can run in-process or be
+fanned out to worker processes (the services hand it to a Celery pool).
+
+Same inputs and seed, same statistics: the playouts use the core's seeded policy
+(``Position.policy_playout``), and playout number j uses the same seed for every candidate
+(common random numbers, so that candidates are compared on the same dice). Batches compose:
+``first_playout`` lets a caller (or a pool of workers) split the playouts of one evaluation into
+ranges and add the statistics up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from boxedin.engine.replay import play_transcript
+
+from .context import Position
+
+MASK64 = (1 << 64) - 1
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateStats:
+    """Playout results of one candidate turn, as margins for the player who takes it (a cut
+    playout's margin includes its evaluation; wins and losses count margins above and below 0)."""
+
+    playouts: int = 0
+    total: float = 0.0
+    total_sq: float = 0.0
+    wins: int = 0
+    losses: int = 0
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.playouts if self.playouts else float("-inf")
+
+    def __add__(self, other: CandidateStats) -> CandidateStats:
+        return CandidateStats(
+            self.playouts + other.playouts,
+            self.total + other.total,
+            self.total_sq + other.total_sq,
+            self.wins + other.wins,
+            self.losses + other.losses,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "playouts": self.playouts,
+            "mean": self.mean if self.playouts else None,
+            "wins": self.wins,
+            "losses": self.losses,
+            "total": self.total,
+            "total_sq": self.total_sq,
+        }
+
+
+def playout_seed(seed: int, index: int) -> int:
+    """The seed of playout ``index``: a hash, so neighbouring playouts are unrelated."""
+    digest = hashlib.blake2b(f"{seed}:{index}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") & MASK64
+
+
+def evaluate_candidates(
+    position: Position | Mapping[str, Any],
+    candidates: Sequence[Sequence[int]],
+    *,
+    playouts: int,
+    seed: int,
+    die: int | None = None,
+    horizon: int | None = None,
+    first_playout: int = 0,
+) -> list[CandidateStats]:
+    """Plays every candidate turn (edge ids, from ``position`` with the die rolled; the turn
+    ends after them) out ``playouts`` times and returns statistics, one per candidate.
+
+    ``position``: a core Position, or a transcript (replay format) that stops where the turn's
+    edges begin (``die`` is then read from its mode). ``horizon``: playouts stop after that many
+    turns and are scored by ``score_cut_playout``; None plays to the end.
+    """
+    if isinstance(position, Mapping):
+        game = play_transcript(dict(position))
+        pos = game.position.copy()
+        die = game.rules.die
+    else:
+        pos = position.copy()
+    me = pos.to_move
+    seeds = [playout_seed(seed, j) for j in range(first_playout, first_playout + playouts)]
+    results = []
+    for candidate in candidates:
+        start = pos.copy()
+        for edge in candidate:
+            start.draw(edge)
+        if not start.over and start.to_move == me and die:
+            start.end_turn()
+        total = total_sq = 0.0
+        wins = losses = 0
+        for j in range(first_playout, first_playout + playouts):
+            run = start.copy()
+            run.policy_playout(seeds[j - first_playout], -1 if horizon is None else horizon)
+            value = float(run.margin(me))
+            if horizon is not None and not run.over:
+                value += score_cut_playout(run, me, die)
+            total += value
+            total_sq += value * value
+            wins += value > 0
+            losses += value < 0
+        results.append(CandidateStats(playouts, total, total_sq, wins, losses))
+    return results
+
+
+def score_cut_playout(run: Position, me: int, die: int | None) -> float:
+    """The evaluation of a playout cut at a turn's start: the player about to move is credited
+    with their mean best reply (what is lying on the board for them)."""
+    if not die:
+        return 0.0
+    bonus = run.reply_total(run.to_move) / die
+    return bonus if run.to_move == me else -bonus

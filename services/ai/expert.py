@@ -1,0 +1,166 @@
+"""Expert: the turns Hard would consider, each played out many times; the best average wins.
+
+Dice games: candidates are Hard's turn and its shorter versions (stopping after each square),
+and Hard's turn after each of the best alternative first steps (a square, or a quiet edge).
+Standard: candidates are taking every box and then each safe line (or the cheapest openings),
+and every double-cross (declining the last two boxes of a chain, or the last four of a loop).
+Exact endgames come from ``boxedin.ai.solver`` when it is installed and the position is small.
+
+The evaluation (``evaluation.evaluate_candidates``) runs in batches until the time budget is
+spent; each batch is deterministic, so only how many batches fit depends on the clock.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from .context import PlanContext, Position
+from .evaluation import CandidateStats, evaluate_candidates
+from .facts import my_turn
+from .hard import Hard, hard_dice_steps, opening_cost, quiet_steps, square_steps
+from .solver_link import exact_dice_turn, exact_standard_line
+
+MAX_DICE_CANDIDATES = 10
+MAX_SAFE_LINES = 16
+MAX_OPENINGS = 6
+CUT_BOARDS = (9, 11)  # boxes per side of the 10x10- and 12x12-dot boards
+CUT_OPEN_EDGES = 120
+CUT_TURNS = 8
+
+
+def dedupe(candidates: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    return list(dict.fromkeys(c for c in candidates if c))
+
+
+def dice_candidates(pos: Position, ctx: PlanContext) -> list[tuple[int, ...]]:
+    """Hard's turn, its prefixes, and Hard's turn after the best alternative first steps."""
+    me = pos.to_move
+    start = pos.margin(me)
+    hard = hard_dice_steps(pos.copy(), ctx)
+    found: list[tuple[int, ...]] = []
+    prefix: tuple[int, ...] = ()
+    for step in hard:
+        prefix += step.edges
+        found.append(prefix)
+    firsts = sorted(square_steps(pos, ctx, me, start), key=lambda s: -s.balance)[:3]
+    if pos.drawn_this_turn == 0:
+        firsts += sorted(quiet_steps(pos, ctx, me, start), key=lambda s: -s.balance)[:3]
+    for step in firsts:
+        after = pos.copy()
+        for e in step.edges:
+            after.draw(e)
+        found.append(step.edges)
+        if my_turn(after, me):
+            rest = hard_dice_steps(after, ctx)
+            found.append(step.edges + tuple(e for s in rest for e in s.edges))
+    return dedupe(found)[:MAX_DICE_CANDIDATES]
+
+
+def _declines(pos: Position, ctx: PlanContext) -> list[int]:
+    """Lines that decline the boxes on offer with a double-cross: a box A one edge short whose
+    open edge leads to a box B two short; drawing B's other open edge completes nothing and
+    leaves A and B to be taken with one line (a loop's last four: the line between its halves)."""
+    geo = ctx.geo
+    lines = []
+    for a in range(geo.boxes * geo.boxes):  # 1x1 square ids are box ids
+        if pos.missing(a) != 1 or pos.square_status(a) != 0:
+            continue
+        [shared] = [e for e in geo.outline_ids(a) if pos.drawn_by(e) == 0]
+        for b in geo.squares_on(shared):
+            if b == a or pos.missing(b) != 2:
+                continue
+            for f in geo.outline_ids(b):
+                if f == shared or pos.drawn_by(f) != 0:
+                    continue
+                captured = pos.draw(f)
+                pos.undo()
+                if captured == 0:
+                    lines.append(f)
+    return lines
+
+
+def standard_candidates(pos: Position, ctx: PlanContext) -> list[tuple[int, ...]]:
+    """Take-all prefixes ending in a double-cross, and take-all followed by each quiet line."""
+    work = pos.copy()
+    found: list[tuple[int, ...]] = []
+    taken: list[int] = []
+    while True:
+        found += [(*taken, f) for f in _declines(work, ctx)]
+        e = work.capturing_edge() if not work.over else -1
+        if e < 0:
+            break
+        work.draw(e)
+        taken.append(e)
+    if work.over:
+        return dedupe([tuple(taken), *found])
+    edges = list(work.open_edge_list())
+    safe = [e for e in edges if work.new_shorts(e) == 0]
+    if safe:
+        ctx.rng.shuffle(safe)
+        found += [(*taken, e) for e in safe[:MAX_SAFE_LINES]]
+    else:
+        costs = sorted((opening_cost(work, e), e) for e in edges)
+        found += [(*taken, e) for _, e in costs[:MAX_OPENINGS]]
+    return dedupe(found)
+
+
+def choose(
+    pos: Position, candidates: list[tuple[int, ...]], ctx: PlanContext, horizon: int | None
+) -> tuple[int, ...]:
+    """Evaluates the candidates in batches until the budget is spent; the best mean wins."""
+    totals = [CandidateStats() for _ in candidates]
+    seed = ctx.rng.getrandbits(63)
+    if ctx.evaluate is not None:
+        seconds = max(0.0, ctx.deadline - time.perf_counter())
+        totals = ctx.evaluate(pos, candidates, seed, horizon, seconds)
+        best = max(range(len(candidates)), key=lambda i: (totals[i].mean, -i))
+        return candidates[best]
+    batch = 4
+    done = 0
+    # Leave room for the last batch: stop when another one would likely overrun.
+    while True:
+        t0 = time.perf_counter()
+        stats = evaluate_candidates(
+            pos, candidates, playouts=batch, seed=seed, die=ctx.rules.die, horizon=horizon,
+            first_playout=done,
+        )
+        totals = [a + b for a, b in zip(totals, stats, strict=True)]
+        done += batch
+        spent = time.perf_counter() - t0
+        remaining = ctx.deadline - time.perf_counter()
+        if remaining <= spent * 1.2:
+            break
+        if spent < 0.02:
+            batch *= 2
+    best = max(range(len(candidates)), key=lambda i: (totals[i].mean, -i))
+    return candidates[best]
+
+
+class Expert:
+    name = "expert"
+
+    def __init__(self) -> None:
+        self.hard = Hard()
+
+    def plan(self, pos: Position, ctx: PlanContext) -> list[int]:
+        # Leave headroom for the driver and the clock's coarseness.
+        ctx.budget = max(0.0, ctx.budget * 0.9)
+        if ctx.rules.die is None:
+            line = exact_standard_line(pos, ctx)
+            if line is not None:
+                return list(line)
+            candidates = standard_candidates(pos, ctx)
+            horizon = None
+        else:
+            turn = exact_dice_turn(pos, ctx)
+            if turn is not None:
+                return list(turn)
+            candidates = dice_candidates(pos, ctx)
+            cut = ctx.rules.boxes in CUT_BOARDS and pos.open_edges > CUT_OPEN_EDGES
+            horizon = CUT_TURNS if cut else None
+        if not candidates:
+            return self.hard.plan(pos, ctx)
+        if len(candidates) == 1:
+            return list(candidates[0])
+        return list(choose(pos, candidates, ctx, horizon))

@@ -1,0 +1,169 @@
+"""`boxedin match`: two levels play N games with seats alternated; a progress bar on standard
+error and a JSON summary on standard output (from side A's point of view: wins, losses, ties,
+mean margin; think time per turn, mean and p95, for each side).
+
+Games 2k and 2k+1 use the same dice seed with the seats swapped, so luck evens out in pairs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from boxedin.engine.game import Game
+from boxedin.engine.rules import MODES, Overlap, RulesError
+
+from .cli import positive_seconds
+from .levels import LEVELS, make_player
+from .turn import take_turn
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSpec:
+    a: str
+    b: str
+    mode: str
+    overlap: str | None
+    seed: str
+    budget: float
+
+
+@dataclass
+class GameResult:
+    index: int
+    margin_a: int  # A's score minus B's
+    times_a: list[float] = field(default_factory=list)
+    times_b: list[float] = field(default_factory=list)
+
+
+def play_game(spec: MatchSpec, index: int) -> GameResult:
+    """Game ``index`` of a match: A moves first in even games."""
+    mode = MODES[spec.mode]
+    overlap = Overlap.from_id(spec.overlap) if spec.overlap else None
+    a_seat = 1 if index % 2 == 0 else 2
+    dice_seed = f"{spec.seed}:{index // 2}"
+    game = Game.from_mode(mode, overlap, seed=dice_seed)
+    players = {a_seat: make_player(spec.a), 3 - a_seat: make_player(spec.b)}
+    result = GameResult(index, 0)
+    while not game.over:
+        seat = game.to_move
+        assert seat is not None
+        started = time.perf_counter()
+        actions = take_turn(game, players[seat], seed=f"{dice_seed}:{seat}", budget=spec.budget)
+        elapsed = time.perf_counter() - started
+        (result.times_a if seat == a_seat else result.times_b).append(elapsed)
+        for action in actions:
+            game.apply(action)
+    scores = game.scores
+    result.margin_a = scores[a_seat - 1] - scores[2 - a_seat]
+    return result
+
+
+def _play(args: tuple[MatchSpec, int]) -> GameResult:
+    return play_game(*args)
+
+
+def run_games(spec: MatchSpec, games: int, jobs: int) -> Iterator[GameResult]:
+    work = [(spec, i) for i in range(games)]
+    if jobs <= 1:
+        yield from map(_play, work)
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        yield from pool.map(_play, work)
+
+
+def percentile(values: list[float], p: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(p / 100 * len(ordered)) - 1))]
+
+
+def summarise(spec: MatchSpec, results: list[GameResult]) -> dict[str, Any]:
+    margins = [r.margin_a for r in results]
+    times = {
+        "a": [t for r in results for t in r.times_a],
+        "b": [t for r in results for t in r.times_b],
+    }
+    return {
+        "a": spec.a,
+        "b": spec.b,
+        "mode": spec.mode,
+        "overlap": spec.overlap,
+        "games": len(results),
+        "wins": sum(m > 0 for m in margins),
+        "losses": sum(m < 0 for m in margins),
+        "ties": sum(m == 0 for m in margins),
+        "mean_margin": sum(margins) / len(margins) if margins else 0.0,
+        "think_time": {
+            side: {
+                "turns": len(ts),
+                "mean": sum(ts) / len(ts) if ts else 0.0,
+                "p95": percentile(ts, 95),
+                "max": max(ts, default=0.0),
+            }
+            for side, ts in times.items()
+        },
+    }
+
+
+def progress(done: int, total: int, wins: int, started: float) -> None:
+    width = 30
+    filled = width * done // max(total, 1)
+    elapsed = time.perf_counter() - started
+    sys.stderr.write(
+        f"\rmatch [{'#' * filled}{'.' * (width - filled)}] {done}/{total} games, "
+        f"A won {wins}, {elapsed:.0f}s"
+    )
+    sys.stderr.flush()
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        mode = MODES[args.mode]
+        if args.overlap:
+            mode.rules_with(Overlap.from_id(args.overlap))
+    except (KeyError, RulesError) as exc:
+        print(f"boxedin match: {exc}", file=sys.stderr)
+        return 2
+    spec = MatchSpec(args.a, args.b, args.mode, args.overlap, args.seed, args.budget)
+    results: list[GameResult] = []
+    started = time.perf_counter()
+    progress(0, args.games, 0, started)
+    for result in run_games(spec, args.games, args.jobs):
+        results.append(result)
+        progress(len(results), args.games, sum(r.margin_a > 0 for r in results), started)
+    sys.stderr.write("\n")
+    print(json.dumps(summarise(spec, results), indent=2))
+    return 0
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text}")
+    return value
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "match",
+        help="play AI levels against each other and summarise the results",
+        description="Plays N games between two AI levels, seats alternated; prints a JSON summary.",
+    )
+    parser.add_argument("--a", required=True, choices=list(LEVELS), help="side A's level")
+    parser.add_argument("--b", required=True, choices=list(LEVELS), help="side B's level")
+    parser.add_argument("--mode", required=True, choices=list(MODES))
+    parser.add_argument("--overlap", choices=[rule.id for rule in Overlap])
+    parser.add_argument("--games", type=positive_int, required=True)
+    parser.add_argument("--seed", required=True)
+    parser.add_argument("--jobs", type=positive_int, default=1)
+    parser.add_argument("--budget", type=positive_seconds, default=0.7, help="Expert's seconds a turn")
+    parser.set_defaults(handler=run)

@@ -1,0 +1,94 @@
+"""Expert: the candidate evaluation is a pure, deterministic function; Expert plays legal turns."""
+
+from __future__ import annotations
+
+from ai_helpers import context, new_game
+from boxedin.ai.context import PlanContext
+from boxedin.ai.evaluation import evaluate_candidates
+from boxedin.ai.expert import Expert, _declines, dice_candidates, standard_candidates
+from boxedin.ai.turn import take_turn
+from boxedin.engine.game import Game
+
+
+def rolled(mode: str, overlap: str | None = None, moves: int = 6) -> Game:
+    game = new_game(mode, overlap, seed="exp")
+    while len(game.history) < moves and not game.over:
+        for action in take_turn(game, "normal", seed="exp"):
+            game.apply(action)
+    if game.phase == "roll":
+        game.roll()
+    return game
+
+
+def test_same_inputs_and_seed_give_the_same_statistics():
+    game = rolled("quick")
+    ctx = context(game)
+    candidates = dice_candidates(game.position.copy(), ctx)
+    assert candidates
+    first = evaluate_candidates(game.position, candidates, playouts=12, seed=99, die=6)
+    again = evaluate_candidates(game.position, candidates, playouts=12, seed=99, die=6)
+    assert first == again
+    other = evaluate_candidates(game.position, candidates, playouts=12, seed=100, die=6)
+    assert other != first
+    assert all(s.playouts == 12 for s in first)
+
+
+def test_batches_add_up_to_one_evaluation():
+    game = rolled("mini", moves=4)
+    candidates = dice_candidates(game.position.copy(), context(game))
+    whole = evaluate_candidates(game.position, candidates, playouts=8, seed=5, die=4)
+    halves = [
+        evaluate_candidates(game.position, candidates, playouts=4, seed=5, die=4, first_playout=k)
+        for k in (0, 4)
+    ]
+    summed = [a + b for a, b in zip(*halves, strict=True)]
+    assert [s.total for s in summed] == [s.total for s in whole]
+
+
+def test_a_transcript_is_as_good_as_a_position():
+    game = rolled("strategic", "builder")
+    transcript = {
+        "mode": "strategic",
+        "overlap": "builder",
+        "actions": [a.to_json() for a in game.actions],
+    }
+    candidates = dice_candidates(game.position.copy(), context(game))
+    by_position = evaluate_candidates(game.position, candidates, playouts=4, seed=1, die=8, horizon=8)
+    by_transcript = evaluate_candidates(transcript, candidates, playouts=4, seed=1, horizon=8)
+    assert by_position == by_transcript
+
+
+def test_standard_candidates_include_the_double_cross():
+    # Boxes (0,0)..(0,2) of the top row form a chain opened at (0,0); row 1 is walled off.
+    game = new_game("practice_3x3")
+    geo = game.geo
+    from boxedin.engine.board import Edge
+
+    walls = [Edge("h", 0, c) for c in range(3)] + [Edge("h", 1, c) for c in range(3)]
+    walls += [Edge("v", 0, 0)]
+    pos = game.position.copy()
+    for edge in walls:
+        pos.draw(geo.edge_id(edge))
+    # Whoever is to move: (0,0) is one short; the chain (0,0)-(0,1)-(0,2) ends at the rim.
+    ctx = PlanContext(game.rules, geo, "t", 0, 0.05)
+    assert pos.missing(0) == 1
+    candidates = standard_candidates(pos, ctx)
+    far_end = geo.edge_id(Edge("v", 0, 3))
+    assert any(c[-1] == far_end and len(c) == 2 for c in candidates), candidates
+    assert far_end in _declines(_after(pos, geo.edge_id(Edge("v", 0, 1))), ctx)
+
+
+def _after(pos, edge):
+    pos = pos.copy()
+    pos.draw(edge)
+    return pos
+
+
+def test_expert_plays_legal_turns_with_a_tiny_budget():
+    for mode, overlap in (("mini", None), ("practice_2x2", None), ("big_squares", "fortress")):
+        game = new_game(mode, overlap, seed="x")
+        for _ in range(3):
+            if game.over:
+                break
+            for action in take_turn(game, Expert(), seed="x", budget=0.03):
+                game.apply(action)

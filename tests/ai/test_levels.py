@@ -1,0 +1,158 @@
+"""Each level's rules of play, checked edge by edge on real games (small boards, every kind of
+rule set): the properties the rule book's AI section promises."""
+
+from __future__ import annotations
+
+import pytest
+from ai_helpers import new_game
+from boxedin.ai.easy import Easy
+from boxedin.ai.facts import score_gain
+from boxedin.ai.hard import Hard
+from boxedin.ai.normal import Normal
+from boxedin.ai.turn import take_turn
+from boxedin.engine.actions import Draw, EndTurn, Roll
+from boxedin.engine.game import Game
+
+DICE_CASES = [
+    ("mini", None),
+    ("quick", None),
+    ("chain_reaction", None),
+    ("strategic", "exclusive"),
+    ("strategic", "consume"),
+    ("big_squares", "majority"),
+]
+
+
+def play_out(game: Game, level: str, check, seed: str = "t") -> None:
+    """Plays the game to the end with ``level`` for both sides, calling ``check(game, actions)``
+    before each turn's actions are applied."""
+    while not game.over:
+        actions = take_turn(game, level, seed=f"{seed}:{len(game.history)}", budget=0.02)
+        check(game, actions)
+        for action in actions:
+            game.apply(action)
+
+
+def draws(game: Game, actions) -> list[int]:
+    return [game.geo.edge_id(a.edge) for a in actions if isinstance(a, Draw)]
+
+
+@pytest.mark.parametrize(("mode", "overlap"), [*DICE_CASES, ("standard", None)])
+def test_easy_uses_the_whole_roll_and_never_a_dead_edge_while_another_exists(mode, overlap):
+    def check(game: Game, actions) -> None:
+        assert not any(isinstance(a, EndTurn) for a in actions), "Easy never ends a turn early"
+        pos = game.position.copy()
+        for a in actions:
+            if isinstance(a, Roll):
+                pos.roll(a.face)
+                continue
+            edge = game.geo.edge_id(a.edge)
+            live = [e for e in pos.open_edge_list() if not pos.edge_dead(e)]
+            if live:
+                assert edge in live
+            pos.draw(edge)
+
+    play_out(new_game(mode, overlap), "easy", check)
+
+
+@pytest.mark.parametrize(("mode", "overlap"), [*DICE_CASES, ("standard", None)])
+def test_normal_takes_the_most_points_else_leaves_no_square_one_edge_short(mode, overlap):
+    def check(game: Game, actions) -> None:
+        assert not any(isinstance(a, EndTurn) for a in actions), "Normal uses the whole roll"
+        pos = game.position.copy()
+        for a in actions:
+            if isinstance(a, Roll):
+                pos.roll(a.face)
+                continue
+            edge = game.geo.edge_id(a.edge)
+            edges = list(pos.open_edge_list())
+            gains = {e: score_gain(pos, e) for e in edges}
+            best = max(gains.values())
+            if best > 0:
+                assert gains[edge] == best
+            else:
+                shorts = {e: pos.new_shorts(e) for e in edges}
+                # Never leaves a square one edge short while another edge exists.
+                assert shorts[edge] == min(shorts.values())
+            pos.draw(edge)
+
+    play_out(new_game(mode, overlap), "normal", check)
+
+
+@pytest.mark.parametrize(("mode", "overlap"), DICE_CASES)
+def test_hard_never_ends_a_turn_leaving_a_square_one_short_when_it_could_have_stopped_earlier(
+    mode, overlap
+):
+    """If Hard's turn ends with a capturable square one edge short, every earlier place to stop
+    (after its first edge) also left one."""
+
+    def check(game: Game, actions) -> None:
+        pos = game.position.copy()
+        me = pos.to_move
+        shorts_after: list[int] = []
+        for a in actions:
+            if isinstance(a, Roll):
+                pos.roll(a.face)
+            elif isinstance(a, Draw):
+                pos.draw(game.geo.edge_id(a.edge))
+                if not pos.over:
+                    shorts_after.append(pos.one_short())
+        if pos.over or not shorts_after:
+            return
+        # Where the turn ended (the last draw, or End Turn after it).
+        if shorts_after[-1] > 0:
+            assert min(shorts_after) > 0, f"could have stopped with none short: {shorts_after}"
+        del me
+
+    play_out(new_game(mode, overlap), "hard", check)
+
+
+@pytest.mark.parametrize(("mode", "overlap"), DICE_CASES)
+def test_hard_takes_a_square_one_edge_short_that_pays(mode, overlap):
+    """Whenever a square one edge short pays its points outright, Hard's turn gains something."""
+
+    def check(game: Game, actions) -> None:
+        pos = game.position.copy()
+        me = pos.to_move
+        before = pos.margin(me)
+        edges_by_gain = None
+        for a in actions:
+            if isinstance(a, Roll):
+                pos.roll(a.face)
+                edges_by_gain = [score_gain(pos, e) for e in pos.open_edge_list()]
+            elif isinstance(a, Draw):
+                pos.draw(game.geo.edge_id(a.edge))
+        if edges_by_gain and max(edges_by_gain) > 0 and game.rules.overlap.id == "independent":
+            assert pos.margin(me) > before
+
+    play_out(new_game(mode, overlap), "hard", check)
+
+
+def test_hard_in_standard_takes_every_box_then_safe_lines_then_the_cheapest_chain():
+    from boxedin.ai.facts import captures
+    from boxedin.ai.hard import opening_cost
+
+    def check(game: Game, actions) -> None:
+        pos = game.position.copy()
+        for edge in draws(game, actions):
+            edges = list(pos.open_edge_list())
+            taking = [e for e in edges if captures(pos, game.geo, e)]
+            safe = [e for e in edges if pos.new_shorts(e) == 0]
+            if taking:
+                assert edge in taking
+            elif safe:
+                assert edge in safe
+            else:
+                assert opening_cost(pos, edge) == min(opening_cost(pos, e) for e in edges)
+            pos.draw(edge)
+
+    for seed in ("a", "b"):
+        play_out(new_game("standard"), "hard", check, seed)
+
+
+@pytest.mark.parametrize("level", [Easy, Normal, Hard])
+def test_turns_are_reproducible_from_the_seed(level):
+    game = new_game("strategic", "takeover")
+    first = take_turn(game, level(), seed="same")
+    again = take_turn(game, level(), seed="same")
+    assert first == again
