@@ -12,7 +12,11 @@ from collections.abc import Sequence
 COMMANDS: dict[str, str] = {
     "replay": "boxedin.engine.replay",
     "bench": "boxedin.engine.bench",
+    "ai": "boxedin.ai.cli",
+    "match": "boxedin.ai.match",
     "play": "boxedin.terminal",
+    "up": "boxedin.launcher",
+    "load": "boxedin.loadtest",
 }
 
 

@@ -1,11 +1,39 @@
-"""Shared test setup: the folders tests import helpers from."""
+"""Shared test setup: the folders tests import helpers from, and the running service.
+
+``live_stack`` starts the real thing on loopback ports, as `boxedin up` does: a Redis of its own
+(so no test ever touches a Redis it did not start), the engine and AI services, a Celery worker
+and two gateway replicas serving the built web client. One stack serves the whole session; tests
+that stop processes start their own.
+"""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 TESTS = Path(__file__).parent
 for folder in (TESTS, TESTS / "engine"):
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
+
+from boxedin.launcher import Stack  # noqa: E402
+from stacks import make_stack  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def live_stack() -> Iterator[Stack]:
+    stack = make_stack("session", gateway_replicas=2)
+    try:
+        stack.start()
+        yield stack
+    finally:
+        stack.stop()
+
+
+@pytest.fixture(scope="session")
+def live_gateway(live_stack: Stack) -> str:
+    """The base URL (http://127.0.0.1:PORT) of a gateway serving the web client."""
+    return live_stack.url()

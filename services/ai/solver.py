@@ -188,7 +188,8 @@ def _die_of(position: Position, rules: RuleSet | None, die: int | None) -> tuple
         die = rules.die
     if die is None:
         # The preset dice modes each have a board shape of their own.
-        faces = {m.rules.die for m in MODES.values() if m.rules.die and (m.rules.boxes, m.rules.sizes) == (boxes, sizes)}
+        board = (boxes, sizes)
+        faces = {m.rules.die for m in MODES.values() if m.rules.die and (m.rules.boxes, m.rules.sizes) == board}
         if len(faces) != 1:
             raise ValueError("the die of this position is not known: pass its rules")
         die = faces.pop()

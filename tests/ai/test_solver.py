@@ -13,7 +13,6 @@ import time
 from typing import Any
 
 import pytest
-
 from boxedin.ai.chains import components, controlled_value, loony_value, sizes_of
 from boxedin.ai.solver import (
     DiceTurn,

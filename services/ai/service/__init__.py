@@ -1,0 +1,1 @@
+"""The AI service: plays the computer's turns through the engine service."""

@@ -1,0 +1,93 @@
+"""Expert's evaluation spread over the Celery worker pool, within the turn's time budget.
+
+Each worker plays the candidates out from the same position for most of the budget, numbering
+its playouts in a range of its own, and the statistics are added up. A worker that has not
+answered when the budget is spent is not waited for: that share is evaluated in-process
+instead (a fallback, counted), so a turn never waits on a missing pool.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..evaluation import CandidateStats
+from ..tasks import evaluate, evaluate_for, stats_from_json
+
+# Playout numbers of worker k start at k * SHARE_STRIDE, so shares never overlap.
+SHARE_STRIDE = 1 << 32
+# Of the budget: the workers play for the first part, their answers are awaited until the
+# second, and what is left is room to play out here when they do not answer.
+WORK_FRACTION = 0.55
+WAIT_FRACTION = 0.68
+POLL_SECONDS = 0.005
+
+
+@dataclass
+class FanoutReport:
+    tasks_done: int = 0
+    failed: int = 0
+    fallbacks: int = 0
+    seconds: list[float] = field(default_factory=list)
+
+
+class CeleryEvaluator:
+    """A ``PlanContext.evaluate`` that hands the playouts to ``shares`` Celery tasks."""
+
+    def __init__(self, rules: list[Any], shares: int, expiry: float) -> None:
+        # [boxes, sizes, overlap code, die or 0, capturing edge free, capture owes a line]:
+        # with the raw state, enough for a worker to rebuild the position.
+        self.rules = rules
+        self.shares = shares
+        self.expiry = expiry
+        self.report = FanoutReport()
+
+    def __call__(
+        self, pos: Any, candidates: list[tuple[int, ...]], seed: int, horizon: int | None, seconds: float
+    ) -> list[CandidateStats]:
+        started = time.perf_counter()
+        wait_until = started + seconds * WAIT_FRACTION
+        state = list(pos.state_array())
+        work_until = time.time() + max(0.01, seconds * WORK_FRACTION)
+        pending = [
+            evaluate.apply_async(
+                args=[
+                    self.rules,
+                    state,
+                    [list(c) for c in candidates],
+                    work_until,
+                    seed,
+                    horizon,
+                    k * SHARE_STRIDE,
+                ],
+                expires=self.expiry,
+            )
+            for k in range(self.shares)
+        ]
+        totals = [CandidateStats() for _ in candidates]
+        # Poll rather than block in get(): the result backend's own waiting rounds the timeout
+        # up to whole seconds, far beyond a turn's budget.
+        while pending and time.perf_counter() < wait_until:
+            for result in [r for r in pending if r.ready()]:
+                pending.remove(result)
+                if result.successful():
+                    raw = result.get(disable_sync_subtasks=False)
+                    totals = [a + stats_from_json(b) for a, b in zip(totals, raw, strict=True)]
+                    self.report.tasks_done += 1
+                else:
+                    self.report.failed += 1
+            if pending:
+                time.sleep(POLL_SECONDS)
+        missing = len(pending)
+        for result in pending:
+            result.revoke()
+        if missing or not any(t.playouts for t in totals):
+            # No worker (or not every worker) answered in time: play out here instead, briefly.
+            self.report.fallbacks += 1
+            spare = max(0.02, started + seconds - time.perf_counter())
+            local = evaluate_for(pos, [list(c) for c in candidates], spare, seed, self.rules[3] or None, horizon,
+                                 self.shares * SHARE_STRIDE)  # fmt: skip
+            totals = [a + b for a, b in zip(totals, local, strict=True)]
+        self.report.seconds.append(time.perf_counter() - started)
+        return totals

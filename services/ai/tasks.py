@@ -1,0 +1,112 @@
+"""The Celery worker pool for Expert: each task evaluates candidate turns by playouts.
+
+Redis is the broker (and keeps the results for a minute); a worker takes one task at a time
+(prefetch 1), and a task that waited longer than its expiry is dropped unrun: by then the AI
+service has gone on without it.
+
+    celery -A boxedin.ai.tasks worker --concurrency 2 --prefetch-multiplier 1
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from boxedin.common.settings import settings
+from boxedin.engine.backend import core
+from boxedin.engine.board import geometry
+from celery import Celery
+from celery.signals import worker_process_init
+
+from .evaluation import CandidateStats, evaluate_candidates
+
+_config = settings()
+app = Celery("boxedin", broker=_config.redis_url, backend=_config.redis_url)
+app.conf.update(
+    task_serializer="json",
+    result_serializer="json",
+    accept_content=["json"],
+    worker_prefetch_multiplier=1,
+    task_acks_late=False,
+    result_expires=60,
+    broker_connection_retry_on_startup=True,
+    # Every key Celery writes starts with the installation's prefix.
+    broker_transport_options={"global_keyprefix": _config.key_prefix + "celery:"},
+    result_backend_transport_options={"global_keyprefix": _config.key_prefix + "celery:"},
+)
+
+
+@worker_process_init.connect
+def warm_up(**_: Any) -> None:
+    """Builds every preset board and plays a few playouts in each new worker process, so that
+    the first real task is as quick as the rest (a slow first answer misses its turn)."""
+    from boxedin.engine.rules import MODES
+
+    for mode in MODES.values():
+        rules = mode.rules
+        position = core().Position(geometry(rules.boxes, rules.sizes), int(rules.overlap), rules.die or 0,
+                                   rules.capturing_edge_free, rules.capture_owes_line, 0)  # fmt: skip
+        evaluate_for(position, [[position.open_edge_list()[0]]], 0.01, 1, rules.die, None, 0)
+
+
+def position_from(rules: list[Any], state: list[int]) -> Any:
+    """A position rebuilt from its rules (boxes, sizes, overlap code, die or 0, capturing edge
+    free, capture owes a line) and its raw state."""
+    boxes, sizes, overlap, die, free, owes = rules
+    position = core().Position(geometry(boxes, tuple(sizes)), overlap, die, free, owes, 0)
+    position.set_state(state)
+    return position
+
+
+@app.task(name="boxedin.expert.evaluate")
+def evaluate(
+    rules: list[Any],
+    state: list[int],
+    candidates: list[list[int]],
+    until: float,
+    seed: int,
+    horizon: int | None,
+    first_playout: int,
+) -> list[dict[str, Any]]:
+    """Plays the candidates out in batches from the position (the turn's roll made) until the
+    wall-clock time ``until`` (a deadline, not a duration, so a task that starts late still
+    answers in time), numbering playouts from ``first_playout`` so that several workers never
+    repeat each other's."""
+    seconds = max(0.005, until - time.time())
+    position = position_from(rules, state)
+    die = rules[3] or None
+    return [
+        s.to_json() for s in evaluate_for(position, candidates, seconds, seed, die, horizon, first_playout)
+    ]
+
+
+def evaluate_for(
+    position: Any,
+    candidates: list[list[int]],
+    seconds: float,
+    seed: int,
+    die: int | None,
+    horizon: int | None,
+    first_playout: int,
+) -> list[CandidateStats]:
+    """``evaluate_candidates`` in growing batches until ``seconds`` are spent."""
+    deadline = time.perf_counter() + seconds
+    totals = [CandidateStats() for _ in candidates]
+    batch, done = 2, 0
+    while True:
+        started = time.perf_counter()
+        stats = evaluate_candidates(
+            position, candidates, playouts=batch, seed=seed, die=die, horizon=horizon,
+            first_playout=first_playout + done,
+        )  # fmt: skip
+        totals = [a + b for a, b in zip(totals, stats, strict=True)]
+        done += batch
+        spent = time.perf_counter() - started
+        if deadline - time.perf_counter() <= spent * 1.2:
+            return totals
+        if spent < 0.02:
+            batch *= 2
+
+
+def stats_from_json(raw: dict[str, Any]) -> CandidateStats:
+    return CandidateStats(raw["playouts"], raw["total"], raw["total_sq"], raw["wins"], raw["losses"])

@@ -1,0 +1,1 @@
+"""What every Boxed In service shares: settings, logs, metrics, gRPC plumbing, Redis."""

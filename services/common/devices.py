@@ -1,0 +1,15 @@
+"""The device token a browser names itself with (docs/protocol.md, Identity)."""
+
+from __future__ import annotations
+
+import re
+
+from .reasons import Refusal
+
+DEVICE_TOKEN = re.compile(r"^[A-Za-z0-9_-]{22,64}$")
+
+
+def check_device(device: str) -> str:
+    if not DEVICE_TOKEN.match(device):
+        raise Refusal("bad_device", "a device token is 22 to 64 letters, digits, - or _")
+    return device

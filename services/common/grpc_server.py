@@ -1,0 +1,91 @@
+"""Running a gRPC service: the standard health service, an interceptor that logs and measures
+every call, a Prometheus endpoint, and a graceful shutdown on SIGTERM or SIGINT."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from prometheus_client import start_http_server
+
+from .metrics import RPC_LATENCY
+
+log = logging.getLogger("boxedin.grpc")
+
+
+class ObservingInterceptor(grpc.aio.ServerInterceptor):
+    """Times every unary call by method and status code, and logs the slow or failed ones."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(handler_call_details)
+        if handler is None or handler.unary_unary is None:
+            return handler
+        method = handler_call_details.method.rsplit("/", 1)[-1]
+        inner = handler.unary_unary
+
+        async def observed(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            start = time.perf_counter()
+            code = "OK"
+            try:
+                return await inner(request, context)
+            except BaseException:
+                status = context.code()
+                code = status.name if isinstance(status, grpc.StatusCode) else "UNKNOWN"
+                raise
+            finally:
+                elapsed = time.perf_counter() - start
+                RPC_LATENCY.labels(method, code).observe(elapsed)
+                if code not in ("OK", "FAILED_PRECONDITION", "ABORTED", "NOT_FOUND", "INVALID_ARGUMENT"):
+                    log.warning("rpc failed", extra={"method": method, "code": code, "seconds": elapsed})
+
+        return grpc.unary_unary_rpc_method_handler(
+            observed,
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+
+
+async def serve(
+    name: str,
+    address: str,
+    metrics_port: int,
+    register: Callable[[grpc.aio.Server], None],
+    grace: float,
+    on_stop: Callable[[], Awaitable[None]] | None = None,
+) -> None:
+    """Serves until SIGTERM or SIGINT, then stops taking calls and lets running ones finish."""
+    server = grpc.aio.server(interceptors=[ObservingInterceptor()])
+    register(server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    port = server.add_insecure_port(address)
+    if port == 0:
+        raise RuntimeError(f"{name}: cannot listen on {address}")
+    if metrics_port:
+        start_http_server(metrics_port, addr="127.0.0.1")
+    await server.start()
+    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    log.info("serving", extra={"address": address, "metrics_port": metrics_port})
+
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stopping.set)
+    await stopping.wait()
+    log.info("stopping", extra={"grace_seconds": grace})
+    await health_servicer.enter_graceful_shutdown()
+    await server.stop(grace)
+    if on_stop is not None:
+        await on_stop()
+    log.info("stopped")

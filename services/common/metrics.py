@@ -1,0 +1,32 @@
+"""The Prometheus figures an operator needs, defined once for every service."""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram
+
+RPC_LATENCY = Histogram(
+    "boxedin_rpc_seconds", "gRPC calls served, by method and status code", ["method", "code"]
+)
+GAMES_CREATED = Counter("boxedin_games_created_total", "Games started", ["mode", "opponent"])
+ACTIONS = Counter("boxedin_actions_total", "Actions applied", ["action", "actor"])
+ACTION_LATENCY = Histogram(
+    "boxedin_action_seconds",
+    "Time to load, check, apply and store one action",
+    ["action"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
+)
+RULE_ERRORS = Counter("boxedin_refusals_total", "Actions and requests refused, by reason", ["reason"])
+CAS_CONFLICTS = Counter("boxedin_cas_conflicts_total", "Actions that lost a race on the same game")
+AI_THINK = Histogram(
+    "boxedin_ai_think_seconds",
+    "Time the AI took to choose a turn, by level",
+    ["level"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.7, 0.8, 1.0, 2.0),
+)
+AI_TURNS = Counter("boxedin_ai_turns_total", "Computer turns played, by level", ["level"])
+CELERY_FALLBACKS = Counter(
+    "boxedin_expert_fallbacks_total", "Expert evaluations done in-process because no worker answered in time"
+)
+CELERY_TASKS = Counter("boxedin_expert_tasks_total", "Expert evaluation tasks, by outcome", ["outcome"])
+WEBSOCKETS = Gauge("boxedin_websocket_connections", "Open websocket connections")
+WEBSOCKET_FRAMES = Counter("boxedin_websocket_frames_total", "Client frames received, by type", ["type"])

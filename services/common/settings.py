@@ -1,0 +1,54 @@
+"""Settings of every service, from the environment (prefix BOXEDIN_), with working defaults for
+one machine. REDIS_URL is also read without the prefix."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="BOXEDIN_", extra="ignore")
+
+    # Redis holds every game and is Celery's broker. Empty: `boxedin up` starts a local one.
+    redis_url: str = Field(
+        default="redis://127.0.0.1:6379/0",
+        validation_alias=AliasChoices("BOXEDIN_REDIS_URL", "REDIS_URL"),
+    )
+    # Every key this installation writes starts with this, so tests and installations that
+    # share one Redis never touch each other's keys.
+    key_prefix: str = "boxedin:"
+
+    engine_address: str = "127.0.0.1:50051"
+    ai_address: str = "127.0.0.1:50052"
+    engine_metrics_port: int = 9101
+    ai_metrics_port: int = 9102
+    worker_metrics_port: int = 9103
+
+    gateway_host: str = "127.0.0.1"
+    gateway_port: int = 8000
+    # The built web client the gateway serves at /.
+    web_dist: str = "web/dist"
+
+    # Expert's playouts: the time a turn may take, and how long its Celery tasks may wait.
+    expert_budget_seconds: float = 0.7
+    celery_task_expiry_seconds: float = 5.0
+    # Set to false to make Expert evaluate in-process only (no worker pool).
+    use_celery: bool = True
+
+    # Pauses between the AI's moves, by AI speed setting.
+    ai_pause_normal_seconds: float = 0.6
+    ai_pause_fast_seconds: float = 0.15
+
+    # Updates of a game kept for clients that reconnect.
+    updates_kept: int = 500
+    log_level: str = "INFO"
+    # Seconds a stopping server lets running calls finish.
+    shutdown_grace_seconds: float = 5.0
+
+
+@cache
+def settings() -> Settings:
+    return Settings()

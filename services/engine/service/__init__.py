@@ -1,0 +1,1 @@
+"""The engine service: gRPC over the rules engine, every game kept in Redis."""

@@ -1,0 +1,1 @@
+"""The gateway: the websocket the browser talks to, and the web client it serves."""

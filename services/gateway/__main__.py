@@ -1,0 +1,26 @@
+"""`python -m boxedin.gateway`: runs the gateway with uvicorn."""
+
+from __future__ import annotations
+
+import uvicorn
+from boxedin.common.logs import setup_logging
+from boxedin.common.settings import settings
+
+from .app import create_app
+
+
+def main() -> None:
+    config = settings()
+    setup_logging("gateway", config.log_level)
+    uvicorn.run(
+        create_app(config),
+        host=config.gateway_host,
+        port=config.gateway_port,
+        log_config=None,
+        ws_max_size=64 * 1024,
+        timeout_graceful_shutdown=int(config.shutdown_grace_seconds),
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""The gateway's FastAPI application: /ws for play, /healthz and /readyz, /metrics, and the
+built web client at /."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import redis.asyncio as redis
+from boxedin.common.metrics import WEBSOCKETS
+from boxedin.common.settings import Settings, settings
+from boxedin.v1 import ai_pb2_grpc, engine_pb2_grpc
+from fastapi import FastAPI, Request, WebSocket
+from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from prometheus_client import make_asgi_app
+
+from .hub import UpdateHub
+from .session import Backends, Session
+
+_NOT_BUILT = """<!doctype html><meta charset="utf-8"><title>Boxed In</title>
+<p>The web client has not been built: run <code>./scripts/run</code>, which builds it.</p>"""
+
+
+def create_app(config: Settings | None = None) -> FastAPI:
+    config = config or settings()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        client = redis.Redis.from_url(config.redis_url)
+        hub = UpdateHub(client, config.key_prefix)
+        await hub.start()
+        engine_channel = grpc.aio.insecure_channel(config.engine_address)
+        ai_channel = grpc.aio.insecure_channel(config.ai_address)
+        app.state.redis = client
+        app.state.engine_channel = engine_channel
+        app.state.backends = Backends(
+            engine_pb2_grpc.EngineStub(engine_channel), ai_pb2_grpc.AiStub(ai_channel), hub
+        )
+        try:
+            yield
+        finally:
+            await hub.stop()
+            await engine_channel.close()
+            await ai_channel.close()
+            await client.aclose()
+
+    app = FastAPI(title="Boxed In gateway", lifespan=lifespan, docs_url=None, redoc_url=None)
+
+    @app.websocket("/ws")
+    async def play(ws: WebSocket) -> None:
+        await ws.accept()
+        WEBSOCKETS.inc()
+        try:
+            await Session(ws, ws.app.state.backends).run()
+        finally:
+            WEBSOCKETS.dec()
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        """Liveness: the gateway itself answers."""
+        return {"status": "ok"}
+
+    @app.get("/readyz")
+    async def readyz(request: Request) -> JSONResponse:
+        """Readiness: Redis and the engine service answer."""
+        checks: dict[str, Any] = {}
+        try:
+            await request.app.state.redis.ping()
+            checks["redis"] = "ok"
+        except redis.RedisError as exc:
+            checks["redis"] = f"down: {exc}"
+        try:
+            stub = health_pb2_grpc.HealthStub(request.app.state.engine_channel)
+            reply = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=2)
+            checks["engine"] = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status).lower()
+        except grpc.RpcError as exc:
+            checks["engine"] = f"down: {exc.code().name}"
+        ready = checks["redis"] == "ok" and checks["engine"] == "serving"
+        return JSONResponse(
+            {"status": "ready" if ready else "not ready", **checks}, status_code=200 if ready else 503
+        )
+
+    app.mount("/metrics", make_asgi_app())
+    dist = Path(config.web_dist)
+    if (dist / "index.html").is_file():
+        app.mount("/", StaticFiles(directory=dist, html=True), name="web")
+    else:
+
+        @app.get("/", response_class=HTMLResponse)
+        async def not_built() -> str:
+            return _NOT_BUILT
+
+    return app

@@ -1,0 +1,117 @@
+"""Client frames of the websocket protocol (docs/protocol.md), validated strictly: unknown
+fields, wrong kinds and oversize frames are refused with a reason, never guessed at."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from boxedin.common.reasons import Refusal
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StringConstraints, TypeAdapter
+from pydantic import ValidationError as PydanticValidationError
+
+MAX_FRAME_BYTES = 8 * 1024
+
+RequestId = Annotated[str, StringConstraints(max_length=64)] | StrictInt
+GameId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+Seq = Annotated[StrictInt, Field(ge=0)]
+
+
+class Frame(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: RequestId | None = None
+
+
+class Hello(Frame):
+    type: Literal["hello"]
+    device: Annotated[str, StringConstraints(max_length=128)]
+    game: GameId | None = None
+    seq: Seq | None = None
+
+
+class NewGame(Frame):
+    type: Literal["new_game"]
+    mode: Annotated[str, StringConstraints(max_length=32)]
+    overlap: Annotated[str, StringConstraints(max_length=32)] | None = None
+    opponent: Annotated[str, StringConstraints(max_length=16)] = "ai"
+    level: Annotated[str, StringConstraints(max_length=16)] | None = None
+    first: StrictInt | Annotated[str, StringConstraints(max_length=16)] = 1
+    clock: StrictInt = 0
+    ai_speed: Annotated[str, StringConstraints(max_length=16)] | None = None
+    seed: Annotated[str, StringConstraints(max_length=512)] | None = None
+
+
+class Resume(Frame):
+    type: Literal["resume"]
+    ai_speed: Literal["normal", "fast"] | None = None
+
+
+class Discard(Frame):
+    type: Literal["discard"]
+
+
+class Play(Frame):
+    """roll, end_turn, undo, timeout and resign: an action with nothing but the game."""
+
+    type: Literal["roll", "end_turn", "undo", "timeout", "resign"]
+    game: GameId
+    seq: Seq | None = None
+
+
+class Draw(Frame):
+    type: Literal["draw"]
+    game: GameId
+    edge: tuple[Literal["h", "v"], StrictInt, StrictInt]
+    seq: Seq | None = None
+
+
+class Visibility(Frame):
+    type: Literal["visibility"]
+    game: GameId
+    visible: StrictBool
+
+
+class Ping(Frame):
+    type: Literal["ping"]
+
+
+ClientFrame = Annotated[
+    Hello | NewGame | Resume | Discard | Play | Draw | Visibility | Ping, Field(discriminator="type")
+]
+_ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientFrame)
+FRAME_TYPES = ("hello", "new_game", "resume", "discard", "roll", "draw", "end_turn", "undo", "timeout",
+               "resign", "visibility", "ping")  # fmt: skip
+
+
+def request_id(raw: Any) -> str | int | None:
+    """The frame's id, if it is a usable one, so that even a refused frame gets its reply_to."""
+    if isinstance(raw, dict):
+        value = raw.get("id")
+        if (isinstance(value, str) and len(value) <= 64) or (
+            isinstance(value, int) and not isinstance(value, bool)
+        ):
+            return value
+    return None
+
+
+def parse_frame(text: str) -> Any:
+    """The frame as a model, or a ``Refusal`` (too_large, bad_message) saying what is wrong."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_FRAME_BYTES:
+        raise Refusal("too_large", f"a frame is at most {MAX_FRAME_BYTES} bytes")
+    try:
+        raw = json.loads(text)
+    except (ValueError, RecursionError):
+        raise Refusal("bad_message", "the frame is not valid JSON") from None
+    if not isinstance(raw, dict):
+        raise Refusal("bad_message", "a frame is a JSON object with a type")
+    if raw.get("type") not in FRAME_TYPES:
+        raise Refusal(
+            "bad_message", f"unknown frame type {raw.get('type')!r}; the types are {', '.join(FRAME_TYPES)}"
+        )
+    try:
+        return _ADAPTER.validate_python(raw)
+    except PydanticValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'][1:]) or 'frame'}: {err['msg']}" for err in exc.errors()[:3]
+        )
+        raise Refusal("bad_message", f"{raw['type']} frame refused: {problems}") from None

@@ -1,0 +1,142 @@
+"""A test browser: speaks the websocket protocol (docs/protocol.md) the way the web client does,
+keeping the game state it is sent and checking that updates arrive in sequence."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import secrets
+import time
+from typing import Any
+
+from websockets.sync.client import ClientConnection, connect
+
+
+class ProtocolBroken(AssertionError):
+    """The server broke the protocol (an update out of sequence, a missing reply)."""
+
+
+class Browser:
+    def __init__(self, base_url: str, device: str | None = None) -> None:
+        self.url = base_url.replace("http://", "ws://") + "/ws"
+        self.device = device or secrets.token_urlsafe(24)
+        self._connection = connect(self.url, max_size=2**24, open_timeout=10)
+        self.ws: ClientConnection = self._connection.__enter__()
+        self.state: dict[str, Any] | None = None
+        self.seq = -1
+        self.errors: list[dict[str, Any]] = []
+        self.updates: list[dict[str, Any]] = []
+        self._ids = itertools.count(1)
+
+    def close(self) -> None:
+        self._connection.__exit__(None, None, None)
+
+    def send_raw(self, text: str) -> None:
+        self.ws.send(text)
+
+    def send(self, **frame: Any) -> int:
+        frame.setdefault("id", next(self._ids))
+        self.ws.send(json.dumps(frame))
+        return int(frame["id"])
+
+    def receive(self, timeout: float = 15) -> dict[str, Any]:
+        frame: dict[str, Any] = json.loads(self.ws.recv(timeout=timeout))
+        self._apply(frame)
+        return frame
+
+    def _apply(self, frame: dict[str, Any]) -> None:
+        kind = frame["type"]
+        if kind == "state":
+            self.state, self.seq = frame["game"], frame["seq"]
+        elif kind == "update":
+            if frame["seq"] != self.seq + 1:
+                raise ProtocolBroken(f"update {frame['seq']} arrived after {self.seq}")
+            self.state, self.seq = frame["game"], frame["seq"]
+            self.updates.append(frame)
+        elif kind == "error":
+            self.errors.append(frame)
+
+    def request(self, timeout: float = 15, **frame: Any) -> dict[str, Any]:
+        """Sends a frame and returns the reply to it (updates meanwhile are applied)."""
+        request_id = self.send(**frame)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            reply = self.receive(max(0.1, deadline - time.monotonic()))
+            if reply.get("reply_to") == request_id:
+                return reply
+        raise ProtocolBroken(f"no reply to {frame}")
+
+    def hello(self, game: str | None = None, seq: int | None = None) -> dict[str, Any]:
+        frame: dict[str, Any] = {"type": "hello", "device": self.device}
+        if game is not None:
+            frame["game"] = game
+            if seq is not None:
+                frame["seq"] = seq
+        welcome = self.request(**frame)
+        if game is not None and seq is None:
+            # Without a seq the whole state follows the welcome.
+            while self.receive()["type"] != "state":
+                pass
+        return welcome
+
+    def new_game(self, **setup: Any) -> dict[str, Any]:
+        return self.request(type="new_game", **setup)
+
+    @property
+    def game_id(self) -> str:
+        assert self.state is not None
+        return str(self.state["game"])
+
+    def my_turn(self) -> bool:
+        state = self.state
+        if state is None or state["over"] or state["ai_thinking"]:
+            return False
+        return state["opponent"] == "local" or state["to_move"] == 1
+
+    def wait_until(self, predicate: Any, timeout: float = 60) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while not (self.state is not None and predicate(self.state)):
+            if time.monotonic() > deadline:
+                raise ProtocolBroken(f"timed out waiting; last state seq {self.seq}")
+            self.receive(max(0.1, deadline - time.monotonic()))
+        return self.state
+
+    def act(self, **frame: Any) -> None:
+        """Sends an action for the followed game and waits for its update (or error)."""
+        before = self.seq
+        request_id = self.send(game=self.game_id, **frame)
+        deadline = time.monotonic() + 15
+        while self.seq == before:
+            reply = self.receive(max(0.1, deadline - time.monotonic()))
+            if reply["type"] == "error" and reply.get("reply_to") == request_id:
+                raise ProtocolBroken(f"{frame} refused: {reply['code']}: {reply['message']}")
+
+    def play_turn(self) -> None:
+        """Plays the turn of the player to move with a simple policy: take what is offered,
+        else give away as little as possible."""
+        state = self.state
+        assert state is not None
+        if state["phase"] == "roll":
+            self.act(type="roll")
+            return
+        previews = state["previews"]
+        mover = state["to_move"] - 1
+
+        def worth(key: str) -> tuple[int, int, int]:
+            p = previews[key]
+            return (p["score_change"][mover] - p["score_change"][1 - mover], -p["one_short"], -int(p["dead"]))
+
+        key = max(sorted(previews), key=worth)
+        self.act(type="draw", edge=[key[0], *map(int, key[1:].split(","))])
+
+    def play_to_the_end(self, timeout: float = 120) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while self.state is not None and not self.state["over"]:
+            if time.monotonic() > deadline:
+                raise ProtocolBroken("the game did not finish in time")
+            if self.my_turn():
+                self.play_turn()
+            else:
+                self.receive(max(0.1, deadline - time.monotonic()))
+        assert self.state is not None
+        return self.state
