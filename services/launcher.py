@@ -115,6 +115,7 @@ class Stack:
         env = self.env()
         if port is not None:
             env["BOXEDIN_ENGINE_ADDRESS"] = f"127.0.0.1:{port}"
+            env["BOXEDIN_ENGINE_METRICS_PORT"] = str(free_port())
         self._start(name, [sys.executable, "-m", "boxedin.engine.service"], env)
 
     def start_ai(self) -> None:

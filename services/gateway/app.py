@@ -14,10 +14,10 @@ from boxedin.common.metrics import WEBSOCKETS
 from boxedin.common.settings import Settings, settings
 from boxedin.v1 import ai_pb2_grpc, engine_pb2_grpc
 from fastapi import FastAPI, Request, WebSocket
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from prometheus_client import make_asgi_app
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from .hub import UpdateHub
 from .session import Backends, Session
@@ -85,7 +85,10 @@ def create_app(config: Settings | None = None) -> FastAPI:
             {"status": "ready" if ready else "not ready", **checks}, status_code=200 if ready else 503
         )
 
-    app.mount("/metrics", make_asgi_app())
+    @app.get("/metrics")
+    async def metrics() -> Response:
+        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
     dist = Path(config.web_dist)
     if (dist / "index.html").is_file():
         app.mount("/", StaticFiles(directory=dist, html=True), name="web")

@@ -190,7 +190,9 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         clock.restart(game, meta, now)
         game_id = new_game_id()
         try:
-            await self.store.create(game_id, codec.encode(game), meta, request.device)
+            # The practice game is a tool beside the game list: it never replaces the saved game.
+            saved = not (game.mode is not None and game.mode.practice)
+            await self.store.create(game_id, codec.encode(game), meta, request.device, saved=saved)
         except redis.RedisError as exc:
             raise Refusal("unavailable", "the game store cannot be reached") from exc
         GAMES_CREATED.labels(setup.mode, meta["opponent"]).inc()

@@ -66,13 +66,17 @@ class GameStore:
             return None
         return StoredGame(game_id, int(fields[b"seq"]), fields[b"record"], json.loads(fields[b"meta"]))
 
-    async def create(self, game_id: str, record: bytes, meta: dict[str, Any], device: str) -> None:
-        """Stores a new game as the device's saved game; the game it replaces is deleted."""
+    async def create(self, game_id: str, record: bytes, meta: dict[str, Any], device: str, *, saved: bool) -> None:
+        """Stores a new game. A ``saved`` one becomes the device's saved game and the game it
+        replaces is deleted; any other (a practice game) lives beside it for a day."""
         device_key = self.device_key(device)
-        previous = await self.redis.get(device_key)
+        previous = await self.redis.get(device_key) if saved else None
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(self.game_key(game_id), mapping={"seq": 0, "record": record, "meta": json.dumps(meta)})
-            pipe.set(device_key, game_id)
+            if saved:
+                pipe.set(device_key, game_id)
+            else:
+                pipe.expire(self.game_key(game_id), FINISHED_GAME_TTL)
             if previous and previous.decode() != game_id:
                 pipe.delete(self.game_key(previous.decode()), self.updates_key(previous.decode()))
             await pipe.execute()

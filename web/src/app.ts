@@ -1,0 +1,221 @@
+// The application: settings, the connection, remembered menu choices and the screens.
+
+import { Connection, isDeviceToken, newDeviceToken, socketUrl, type ConnStatus } from "./protocol";
+import {
+  effectiveDark, firstForServer, loadSettings, paletteVars, saveSettings, type KeyValueStore, type Settings,
+} from "./settings";
+import { h, toast } from "./dom";
+import type { GameState, Level, NewGameOptions, SavedSummary } from "./types";
+import { loadMenuChoices, saveMenuChoices, type MenuChoices, type PracticeChoices, loadPracticeChoices, savePracticeChoices } from "./choices";
+
+export type ScreenName = "menu" | "game" | "settings" | "help" | "practice-setup";
+
+export interface Screen {
+  unmount(): void;
+}
+
+export type ScreenFactory = (app: App, root: HTMLElement) => Screen;
+
+const DEVICE_KEY = "boxedin.device";
+
+function storage(): KeyValueStore | null {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+}
+
+export class App {
+  readonly store = storage();
+  settings: Settings;
+  menu: MenuChoices;
+  practice: PracticeChoices;
+  readonly conn: Connection;
+  saved: SavedSummary | null = null;
+  screenName: ScreenName = "menu";
+  private screen: Screen | null = null;
+  private readonly root: HTMLElement;
+  private readonly banner: HTMLElement;
+  private readonly factories: Partial<Record<ScreenName, ScreenFactory>> = {};
+  private media = window.matchMedia?.("(prefers-color-scheme: dark)");
+  private everOpened = false;
+
+  constructor(root: HTMLElement) {
+    this.root = root;
+    this.settings = loadSettings(this.store);
+    this.menu = loadMenuChoices(this.store);
+    this.practice = loadPracticeChoices(this.store);
+    this.applySettings();
+    this.media?.addEventListener?.("change", () => this.applySettings());
+
+    let device = this.store?.getItem(DEVICE_KEY) ?? null;
+    if (!isDeviceToken(device)) {
+      device = newDeviceToken();
+      try {
+        this.store?.setItem(DEVICE_KEY, device);
+      } catch {
+        /* a device token for this visit only */
+      }
+    }
+    this.banner = h("div", { class: "conn-banner", role: "status", "aria-live": "polite", hidden: true });
+    document.body.prepend(this.banner);
+    this.conn = new Connection({ url: socketUrl(location), device });
+    this.conn.on({
+      saved: (saved) => {
+        this.saved = saved;
+      },
+      status: (s) => this.showStatus(s),
+      error: (code, message) => {
+        if (code === "busy" || code === "stale") return;
+        toast(message || code);
+      },
+    });
+  }
+
+  register(name: ScreenName, factory: ScreenFactory): void {
+    this.factories[name] = factory;
+  }
+
+  start(): void {
+    this.conn.connect();
+    this.showStatus("connecting");
+    this.show("menu");
+  }
+
+  show(name: ScreenName): void {
+    this.screen?.unmount();
+    this.screen = null;
+    this.root.replaceChildren();
+    this.screenName = name;
+    const factory = this.factories[name];
+    if (!factory) return;
+    this.screen = factory(this, this.root);
+    window.scrollTo(0, 0);
+  }
+
+  private showStatus(s: ConnStatus): void {
+    if (s === "open") {
+      this.everOpened = true;
+      this.banner.hidden = true;
+      document.body.classList.remove("offline");
+      return;
+    }
+    this.banner.hidden = false;
+    this.banner.textContent = this.everOpened || s === "reconnecting" ? "Connection lost — reconnecting…" : "Connecting…";
+    document.body.classList.add("offline");
+  }
+
+  updateSettings(next: Settings): void {
+    this.settings = next;
+    saveSettings(this.store, next);
+    this.applySettings();
+  }
+
+  applySettings(): void {
+    const s = this.settings;
+    const dark = effectiveDark(s.theme, !!this.media?.matches);
+    const root = document.documentElement;
+    root.dataset.theme = dark ? "dark" : "light";
+    root.style.colorScheme = dark ? "dark" : "light";
+    for (const [k, v] of Object.entries(paletteVars(s, dark))) root.style.setProperty(k, v);
+    document.body.classList.toggle("controls-right", s.controls === "right");
+    document.body.classList.toggle("controls-left", s.controls !== "right");
+    const meta = document.querySelector('meta[name="theme-color"]');
+    meta?.setAttribute("content", getComputedStyle(root).getPropertyValue("--bg").trim() || (dark ? "#111" : "#fff"));
+  }
+
+  saveMenu(): void {
+    saveMenuChoices(this.store, this.menu);
+  }
+
+  savePractice(): void {
+    savePracticeChoices(this.store, this.practice);
+  }
+
+  /** The options of a new game from the menu's choices and the settings. */
+  menuGameOptions(): NewGameOptions {
+    const m = this.menu;
+    const opts: NewGameOptions = {
+      mode: m.mode,
+      opponent: m.opponent,
+      first: this.firstChoice(),
+      clock: m.clock,
+      ai_speed: this.settings.aiSpeed,
+    };
+    if (m.overlap) opts.overlap = m.overlap;
+    if (m.opponent === "ai") opts.level = m.level as Level;
+    return opts;
+  }
+
+  /** The same choices as a finished or running game (Play again). */
+  againOptions(g: GameState): NewGameOptions {
+    if (g.opponent === "practice" || g.mode.startsWith("practice_")) {
+      return { mode: g.mode, opponent: g.opponent, seed: g.seed ?? undefined };
+    }
+    const opts: NewGameOptions = {
+      mode: g.mode,
+      opponent: g.opponent,
+      first: this.firstChoice(),
+      clock: g.clock,
+      ai_speed: this.settings.aiSpeed,
+    };
+    if (g.overlap) opts.overlap = g.overlap;
+    if (g.opponent === "ai" && g.level) opts.level = g.level;
+    return opts;
+  }
+
+  firstChoice(): 1 | 2 | "random" {
+    return firstForServer(this.settings.first);
+  }
+
+  /** Starts a game and shows the game screen, which waits for the server's state. */
+  startGame(options: NewGameOptions): void {
+    if (!this.conn.isOpen) {
+      toast("Not connected — reconnecting…");
+      return;
+    }
+    this.conn.leaveGame();
+    const id = this.conn.newGame(options);
+    if (!id) {
+      toast("Not connected — reconnecting…");
+      return;
+    }
+    this.pendingStart = id;
+    this.show("game");
+  }
+
+  pendingStart: string | null = null;
+
+  resumeSaved(): void {
+    if (!this.conn.isOpen) {
+      toast("Not connected — reconnecting…");
+      return;
+    }
+    this.conn.leaveGame();
+    const id = this.conn.resume(this.settings.aiSpeed);
+    if (!id) return;
+    this.pendingStart = id;
+    this.show("game");
+  }
+
+  /** The saved-game summary of a game on screen that is not over (the server saves every move). */
+  noteSavedFrom(g: GameState | null): void {
+    // A practice game is kept apart on the server: it never becomes the saved game.
+    if (!g || g.mode.startsWith("practice_")) return;
+    if (g.over) {
+      if (this.saved?.game === g.game) this.saved = null;
+      return;
+    }
+    this.saved = {
+      game: g.game,
+      mode: g.mode,
+      overlap: g.overlap,
+      opponent: g.opponent,
+      level: g.level,
+      scores: g.scores,
+      round: g.round,
+      updated: Date.now() / 1000,
+    };
+  }
+}

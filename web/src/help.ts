@@ -1,0 +1,99 @@
+// Help & Rules, written for this client in its own words.
+
+import type { App, Screen } from "./app";
+import { LEVELS, MODES, OVERLAPS, dieLabel, sizesLabel } from "./catalog";
+import { h } from "./dom";
+import { colourById } from "./settings";
+
+type Block = string | string[];
+
+function section(id: string, title: string, blocks: Block[]): HTMLElement {
+  return h(
+    "section",
+    { class: "help-section", id: `help-${id}`, "aria-labelledby": `help-${id}-h` },
+    h("h2", { id: `help-${id}-h` }, title),
+    blocks.map((b) => (typeof b === "string" ? h("p", {}, b) : h("ul", {}, b.map((li) => h("li", {}, li))))),
+  );
+}
+
+export function mountHelp(app: App, root: HTMLElement): Screen {
+  const c1 = colourById(app.settings.p1Colour).name.toLowerCase();
+  const c2 = colourById(app.settings.p2Colour).name.toLowerCase();
+  const toc = [
+    ["play", "Play"],
+    ["rules", "Rules"],
+    ["modes", "Modes"],
+    ["overlap", "Overlap"],
+    ["options", "Options"],
+    ["settings", "Settings"],
+    ["ai", "AI"],
+  ];
+  const screen = h(
+    "div",
+    { class: "screen help-screen" },
+    h("header", { class: "topbar" }, h("button", { type: "button", class: "icon-btn", "aria-label": "Back to menu", onclick: () => app.show("menu") }, "←"), h("h1", { class: "game-title" }, "Help & Rules")),
+    h(
+      "div",
+      { class: "help-body" },
+      h("nav", { class: "help-toc", "aria-label": "Sections" }, toc.map(([id, name]) => h("a", { href: `#help-${id}` }, name))),
+      section("play", "Play", [
+        "Pick an opponent (vs AI or Local) and a game on the menu, then press Play (Start for a local game). In a dice game press Roll Dice first: the number rolled is how many edges you may draw this turn. Click or tap between two neighbouring dots to draw an edge; closing the last side of a square captures it.",
+        [
+          `Your edges and squares are ${c1} with a diamond; the AI's (or Player 2's) are ${c2} with a ring. Settings can change both colours.`,
+          "A captured square is tinted in its owner's colour and each of its boxes carries the owner's mark. A box covered by squares of both players shows both marks; under the Territory rule a box shows only whoever holds it now.",
+          "Faint lines show where you can draw while it is your turn. The other side's latest edges pulse orange until you draw.",
+          "Dashed lines are open edges that can never score again. They only occur under the Exclusive rule, and a note says so beside the status line.",
+          "The square you capture grows into place and the score change rises from it, such as +4 or −1.",
+        ],
+        "End Turn hands the turn over once you have drawn at least one edge; edges you do not use are simply lost. Undo takes back your edges of this turn one by one, with whatever they captured, but never a roll, the AI's moves, an earlier turn, or the edge that finished your roll or the game. There is no Undo with a move clock, nor right after resuming a saved game.",
+        "In Standard there is no die: draw one line, and draw again whenever your line closes a box. Undo is only possible after such a capture, while you still owe a line.",
+        "With a move clock, the seconds left for your next roll or edge count down in the top bar; at zero your turn ends as it is. The clock pauses while the game is not on screen, and the AI is never timed.",
+        "Zoom with a pinch or the mouse wheel (up to three times), drag to move around, and press Whole board to see everything again. Dragging never draws an edge. With the keyboard: focus the board, use the arrow keys to step through open edges and Enter or Space to draw; + and − zoom.",
+        "The cards show each side's points; the one whose turn it is is outlined and marked TURN. The bar below splits by points. A round is one turn for each player. When the game ends a window shows the result and final scores: Play again, View board to study the final position, or Exit. The back arrow leaves a game at any time; it is kept and offered as Continue game.",
+      ]),
+      section("rules", "Rules", [
+        "Two players take turns drawing edges between neighbouring dots. Whoever draws the last missing edge around a square captures it and scores its side length squared: 1 for a 1×1, 4 for a 2×2, 9 for a 3×3. Only the outline matters, not the edges inside it or who drew the others.",
+        [
+          "Dice games: roll, then draw at least one and at most the rolled number of edges. A capture earns no extra edge, except in Chain Reaction, where a capturing edge does not count against the roll. A roll never exceeds the number of open edges.",
+          "Standard: no die. One line per turn, plus another after every line that closes a box.",
+          "One edge can finish several squares; they are settled one after the other, which matters for some overlap rules.",
+          "The game ends as soon as no open edge can lead to a capture, even in the middle of a turn. More points wins; equal points is a tie.",
+        ],
+      ]),
+      section("modes", "Modes", [
+        MODES.map((m) => `${m.name}: ${m.dots}×${m.dots} dots (${m.boxes} boxes, ${m.edges} edges), ${m.die ? dieLabel(m.die) + " die" : "no dice"}, squares ${sizesLabel(m.sizes)}. ${m.blurb}`),
+      ]),
+      section("overlap", "Overlap", [
+        "Strategic, Big Squares and Expert have squares of several sizes that can cover the same boxes. The overlap rule, chosen inside the selected game's card on the menu, says what happens then. Under some rules a score can fall, because squares can be removed or change hands.",
+        OVERLAPS.map((o) => `${o.name}: ${o.line}`),
+      ]),
+      section("options", "Options", [
+        [
+          "Opponent: vs AI, or Local for two people taking turns on one device.",
+          "AI difficulty: shown only against the AI; each level is described in the list.",
+          "Move clock: none, or 10, 20, 30 or 60 seconds for each roll or edge.",
+          "Game: one of the nine modes; the selected multi-size game also holds its overlap rule. Choosing another game resets the rule to that game's usual one.",
+          "The game in progress is saved after every move. The menu then offers Continue game with Resume and Discard. Starting a new game replaces the saved one, after you confirm.",
+          "The menu remembers your last choices.",
+        ],
+      ]),
+      section("settings", "Settings", [
+        [
+          "Theme: follow the system, or always light or dark.",
+          "Colours: Indigo, Forest, Ocean, Sunset, Berry, Graphite, or Custom with a hue slider.",
+          "Player colours: eight to choose from; the two players never share one, so choosing the other player's colour swaps them.",
+          "Who moves first: you, the AI / Player 2, or random for every game.",
+          "AI speed: how quickly the AI's moves are shown; it plays equally well either way.",
+          "Vibration: a short buzz per edge you draw, a longer one when it captures, where the device supports it.",
+          "Controls position: put the main controls on the left or the right.",
+        ],
+      ]),
+      section("ai", "AI", [
+        "The AI is always Player 2. Its four levels play in different ways:",
+        LEVELS.map((l) => `${l.name}: ${l.line}`),
+      ]),
+    ),
+  );
+  root.append(screen);
+  return { unmount() {} };
+}

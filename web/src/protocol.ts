@@ -1,0 +1,293 @@
+// The websocket connection to the gateway (docs/protocol.md): hello, sequence numbers,
+// reconnecting with backoff, and resuming from the last applied seq.
+
+import type { GameState, NewGameOptions, SavedSummary, ServerFrame, EdgeRef } from "./types";
+
+// --- sequence numbers (pure, unit-tested) ---------------------------------------------------
+
+export interface SyncState {
+  gameId: string | null;
+  seq: number;
+}
+
+export type Outcome =
+  | { kind: "apply"; game: GameState; seq: number; action?: Record<string, unknown> }
+  | { kind: "ignore" }
+  | { kind: "resync" };
+
+/**
+ * What to do with a `state` or `update` frame. A state is the whole game and is always taken;
+ * an update is taken only when its seq follows the last applied one exactly. An older or
+ * repeated update is ignored; a gap means frames were missed, so the client must resync.
+ */
+export function acceptGameFrame(sync: SyncState, frame: ServerFrame): Outcome {
+  if (frame.type === "state") return { kind: "apply", game: frame.game, seq: frame.seq };
+  if (frame.type !== "update") return { kind: "ignore" };
+  if (sync.gameId === null || frame.game.game !== sync.gameId) return { kind: "ignore" };
+  if (frame.seq <= sync.seq) return { kind: "ignore" };
+  if (frame.seq === sync.seq + 1) return { kind: "apply", game: frame.game, seq: frame.seq, action: frame.action };
+  return { kind: "resync" };
+}
+
+/** Reconnect delay for the n-th attempt in a row (0-based): 0.5 s doubling to 8 s. */
+export function backoffDelay(attempt: number): number {
+  return Math.min(8000, 500 * 2 ** Math.max(0, attempt));
+}
+
+const TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+export function isDeviceToken(s: unknown): s is string {
+  return typeof s === "string" && /^[A-Za-z0-9_-]{22,64}$/.test(s);
+}
+
+/** 32 random base64url characters. */
+export function newDeviceToken(random: (n: number) => Uint8Array = (n) => crypto.getRandomValues(new Uint8Array(n))): string {
+  const bytes = random(32);
+  let out = "";
+  for (let i = 0; i < 32; i++) out += TOKEN_CHARS[bytes[i] & 63];
+  return out;
+}
+
+export function socketUrl(loc: { protocol: string; host: string }): string {
+  return `${loc.protocol === "https:" ? "wss" : "ws"}://${loc.host}/ws`;
+}
+
+// --- the connection ------------------------------------------------------------------------
+
+export interface SocketLike {
+  readyState: number;
+  send(data: string): void;
+  close(): void;
+  onopen: ((ev: unknown) => void) | null;
+  onmessage: ((ev: { data: unknown }) => void) | null;
+  onclose: ((ev: unknown) => void) | null;
+  onerror: ((ev: unknown) => void) | null;
+}
+
+export type ConnStatus = "connecting" | "open" | "reconnecting";
+
+export interface ConnectionEvents {
+  game?(game: GameState, action: Record<string, unknown> | undefined, frame: "state" | "update"): void;
+  saved?(saved: SavedSummary | null): void;
+  error?(code: string, message: string, replyTo: string | number | undefined): void;
+  status?(status: ConnStatus): void;
+}
+
+export interface ConnectionOptions {
+  url: string;
+  device: string;
+  createSocket?: (url: string) => SocketLike;
+  setTimer?: (fn: () => void, ms: number) => unknown;
+  clearTimer?: (t: unknown) => void;
+  pingMs?: number;
+}
+
+const OPEN = 1;
+
+export class Connection {
+  readonly device: string;
+  status: ConnStatus = "connecting";
+  sync: SyncState = { gameId: null, seq: 0 };
+  game: GameState | null = null;
+  saved: SavedSummary | null = null;
+  welcomed = false;
+  private ws: SocketLike | null = null;
+  private attempt = 0;
+  private retryTimer: unknown = null;
+  private pingTimer: unknown = null;
+  private nextId = 1;
+  private readonly listeners = new Set<ConnectionEvents>();
+  private readonly opts: Required<Omit<ConnectionOptions, "createSocket">> & { createSocket: (url: string) => SocketLike };
+
+  constructor(opts: ConnectionOptions) {
+    this.device = opts.device;
+    this.opts = {
+      url: opts.url,
+      device: opts.device,
+      createSocket: opts.createSocket ?? ((url) => new WebSocket(url) as unknown as SocketLike),
+      setTimer: opts.setTimer ?? ((fn, ms) => setTimeout(fn, ms)),
+      clearTimer: opts.clearTimer ?? ((t) => clearTimeout(t as ReturnType<typeof setTimeout>)),
+      pingMs: opts.pingMs ?? 25000,
+    };
+  }
+
+  on(events: ConnectionEvents): () => void {
+    this.listeners.add(events);
+    return () => this.listeners.delete(events);
+  }
+
+  private emit<K extends keyof ConnectionEvents>(key: K, ...args: Parameters<NonNullable<ConnectionEvents[K]>>): void {
+    for (const l of [...this.listeners]) {
+      const fn = l[key] as ((...a: unknown[]) => void) | undefined;
+      fn?.(...args);
+    }
+  }
+
+  private setStatus(s: ConnStatus): void {
+    if (this.status === s) return;
+    this.status = s;
+    this.emit("status", s);
+  }
+
+  connect(): void {
+    this.opts.clearTimer(this.retryTimer);
+    this.retryTimer = null;
+    const ws = this.opts.createSocket(this.opts.url);
+    this.ws = ws;
+    this.welcomed = false;
+    ws.onopen = () => {
+      if (this.ws !== ws) return;
+      const hello: Record<string, unknown> = { type: "hello", device: this.device };
+      if (this.sync.gameId) {
+        hello.game = this.sync.gameId;
+        hello.seq = this.sync.seq;
+      }
+      ws.send(JSON.stringify(hello));
+    };
+    ws.onmessage = (ev) => {
+      if (this.ws !== ws) return;
+      let frame: ServerFrame;
+      try {
+        frame = JSON.parse(String(ev.data));
+      } catch {
+        return;
+      }
+      this.handle(frame);
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.stopPing();
+      this.scheduleReconnect();
+    };
+    ws.onerror = () => {
+      /* onclose follows */
+    };
+  }
+
+  private scheduleReconnect(): void {
+    this.setStatus("reconnecting");
+    const delay = backoffDelay(this.attempt);
+    this.attempt += 1;
+    this.opts.clearTimer(this.retryTimer);
+    this.retryTimer = this.opts.setTimer(() => this.connect(), delay);
+  }
+
+  /** Drops the socket and connects again at once, naming the game and the last applied seq. */
+  resync(): void {
+    const old = this.ws;
+    this.ws = null;
+    this.stopPing();
+    if (old) {
+      old.onclose = null;
+      old.onmessage = null;
+      try {
+        old.close();
+      } catch {
+        /* already closed */
+      }
+    }
+    this.setStatus("reconnecting");
+    this.connect();
+  }
+
+  private startPing(): void {
+    this.stopPing();
+    const tick = () => {
+      this.send({ type: "ping" });
+      this.pingTimer = this.opts.setTimer(tick, this.opts.pingMs);
+    };
+    this.pingTimer = this.opts.setTimer(tick, this.opts.pingMs);
+  }
+
+  private stopPing(): void {
+    if (this.pingTimer !== null) this.opts.clearTimer(this.pingTimer);
+    this.pingTimer = null;
+  }
+
+  /** Handles one server frame (public for tests). */
+  handle(frame: ServerFrame): void {
+    switch (frame.type) {
+      case "welcome":
+        this.welcomed = true;
+        this.attempt = 0;
+        this.saved = frame.saved;
+        this.setStatus("open");
+        this.startPing();
+        this.emit("saved", frame.saved);
+        return;
+      case "state":
+      case "update": {
+        const out = acceptGameFrame(this.sync, frame);
+        if (out.kind === "resync") {
+          this.resync();
+          return;
+        }
+        if (out.kind === "ignore") return;
+        this.sync = { gameId: out.game.game, seq: out.seq };
+        this.game = out.game;
+        this.emit("game", out.game, out.action, frame.type);
+        return;
+      }
+      case "saved":
+        this.saved = frame.saved;
+        this.emit("saved", frame.saved);
+        return;
+      case "error":
+        // An error about a game that has moved on means we missed frames: fetch them.
+        if (frame.code === "stale" || (typeof frame.seq === "number" && this.sync.gameId && frame.seq > this.sync.seq)) {
+          this.resync();
+        }
+        this.emit("error", frame.code, frame.message, frame.reply_to);
+        return;
+      default:
+        return;
+    }
+  }
+
+  get isOpen(): boolean {
+    return this.welcomed && this.ws !== null && this.ws.readyState === OPEN;
+  }
+
+  /** Sends a frame with a fresh id; returns the id, or null when not connected. */
+  send(frame: Record<string, unknown>): string | null {
+    if (!this.ws || this.ws.readyState !== OPEN || (!this.welcomed && frame.type !== "hello")) return null;
+    const id = `c${this.nextId++}`;
+    const withId = frame.type === "ping" ? frame : { ...frame, id };
+    this.ws.send(JSON.stringify(withId));
+    return id;
+  }
+
+  /** A game action, naming the game and the last seq seen so a stale click is refused. */
+  act(type: "roll" | "end_turn" | "undo" | "timeout" | "resign"): string | null;
+  act(type: "draw", edge: EdgeRef): string | null;
+  act(type: string, edge?: EdgeRef): string | null {
+    if (!this.sync.gameId) return null;
+    const frame: Record<string, unknown> = { type, game: this.sync.gameId, seq: this.sync.seq };
+    if (edge) frame.edge = edge;
+    return this.send(frame);
+  }
+
+  visibility(visible: boolean): void {
+    if (!this.sync.gameId || !this.game || this.game.over) return;
+    this.send({ type: "visibility", game: this.sync.gameId, visible });
+  }
+
+  newGame(options: NewGameOptions): string | null {
+    return this.send({ type: "new_game", ...options });
+  }
+
+  resume(aiSpeed?: "normal" | "fast"): string | null {
+    return this.send(aiSpeed ? { type: "resume", ai_speed: aiSpeed } : { type: "resume" });
+  }
+
+  discard(): string | null {
+    return this.send({ type: "discard" });
+  }
+
+  /** Forgets the game on screen (the menu shows none); its next hello names no game. */
+  leaveGame(): void {
+    this.sync = { gameId: null, seq: 0 };
+    this.game = null;
+  }
+}

@@ -1,0 +1,124 @@
+// The shapes of docs/protocol.md. The client reads them; it never computes a rule.
+
+export type Orientation = "h" | "v";
+export type EdgeRef = [Orientation, number, number];
+export type DrawnEdge = [Orientation, number, number, number];
+export type PlayerNo = 1 | 2;
+
+export interface SquareChange {
+  size: number;
+  row: number;
+  col: number;
+  kind: "captured" | "blocked" | "removed" | "taken_over";
+  player: PlayerNo;
+  points: number;
+}
+
+export interface HistoryEntry {
+  turn: number;
+  player: PlayerNo;
+  edge: EdgeRef;
+  changes: SquareChange[];
+  score_change: [number, number];
+}
+
+export interface EdgePreview {
+  dead: boolean;
+  captures: SquareChange[];
+  score_change: [number, number];
+  continuation: number;
+  one_short: number;
+}
+
+export interface HeldSquare {
+  size: number;
+  row: number;
+  col: number;
+  owner: PlayerNo;
+  points: number;
+}
+
+export interface PlayerInfo {
+  name: string;
+  kind: "human" | "ai" | "practice";
+}
+
+export type Opponent = "ai" | "local" | "practice";
+export type Level = "easy" | "normal" | "hard" | "expert";
+
+export interface GameState {
+  game: string;
+  seq: number;
+  opponent: Opponent;
+  level: Level | null;
+  clock: number;
+  ai_speed: "normal" | "fast";
+  seed: string | null;
+  players: [PlayerInfo, PlayerInfo];
+  ai_thinking: boolean;
+  clock_remaining_ms: number | null;
+  mode: string;
+  overlap: string | null;
+  boxes: number;
+  die: number | null;
+  sizes: number[];
+  capturing_edge_free: boolean;
+  capture_owes_line: boolean;
+  first: PlayerNo;
+  to_move: PlayerNo | null;
+  phase: "roll" | "draw" | "over";
+  roll: number | null;
+  edges_left: number | null;
+  drawn_this_turn: number;
+  turn: number;
+  round: number;
+  scores: [number, number];
+  over: boolean;
+  winner: 0 | 1 | 2 | null;
+  resigned: PlayerNo | null;
+  ended_with_open_edges: boolean;
+  can_undo: boolean;
+  can_end_turn: boolean;
+  open_edges: number;
+  edges: DrawnEdge[];
+  squares: HeldSquare[];
+  box_holders?: (PlayerNo | null)[];
+  dead_edges: EdgeRef[];
+  history: HistoryEntry[];
+  previews?: Record<string, EdgePreview>;
+}
+
+export interface SavedSummary {
+  game: string;
+  mode: string;
+  overlap: string | null;
+  opponent: Opponent;
+  level: Level | null;
+  scores: [number, number];
+  round: number;
+  updated: number;
+}
+
+export type ServerFrame =
+  | { type: "welcome"; device: string; saved: SavedSummary | null; server_time: number }
+  | { type: "state"; seq: number; game: GameState; reply_to?: string | number }
+  | { type: "update"; seq: number; action: Record<string, unknown>; game: GameState }
+  | { type: "saved"; saved: SavedSummary | null; reply_to?: string | number }
+  | { type: "error"; code: string; message: string; reply_to?: string | number; seq?: number }
+  | { type: "ack"; reply_to: string | number }
+  | { type: "pong" };
+
+export interface NewGameOptions {
+  mode: string;
+  overlap?: string;
+  opponent?: Opponent;
+  level?: Level;
+  first?: 1 | 2 | "random";
+  clock?: number;
+  ai_speed?: "normal" | "fast";
+  seed?: string;
+}
+
+export function edgeKey(e: EdgeRef | DrawnEdge): string {
+  return `${e[0]}${e[1]},${e[2]}`;
+}

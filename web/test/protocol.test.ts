@@ -1,0 +1,265 @@
+import { describe, expect, it } from "vitest";
+import {
+  Connection, acceptGameFrame, backoffDelay, isDeviceToken, newDeviceToken, socketUrl, type SocketLike,
+} from "../src/protocol";
+import type { ServerFrame } from "../src/types";
+import { makeGame } from "./fixtures";
+
+class FakeSocket implements SocketLike {
+  readyState = 0;
+  sent: Record<string, unknown>[] = [];
+  closed = false;
+  onopen: ((ev: unknown) => void) | null = null;
+  onmessage: ((ev: { data: unknown }) => void) | null = null;
+  onclose: ((ev: unknown) => void) | null = null;
+  onerror: ((ev: unknown) => void) | null = null;
+  constructor(readonly url: string) {}
+  send(data: string) {
+    this.sent.push(JSON.parse(data));
+  }
+  close() {
+    this.closed = true;
+    this.readyState = 3;
+  }
+  open() {
+    this.readyState = 1;
+    this.onopen?.({});
+  }
+  receive(frame: ServerFrame) {
+    this.onmessage?.({ data: JSON.stringify(frame) });
+  }
+  drop() {
+    this.readyState = 3;
+    this.onclose?.({});
+  }
+}
+
+function harness() {
+  const sockets: FakeSocket[] = [];
+  const timers: { fn: () => void; ms: number; id: number }[] = [];
+  let nextTimer = 1;
+  const conn = new Connection({
+    url: "ws://example.test/ws",
+    device: "D".repeat(32),
+    createSocket: (url) => {
+      const s = new FakeSocket(url);
+      sockets.push(s);
+      return s;
+    },
+    setTimer: (fn, ms) => {
+      const t = { fn, ms, id: nextTimer++ };
+      timers.push(t);
+      return t.id;
+    },
+    clearTimer: (id) => {
+      const i = timers.findIndex((t) => t.id === id);
+      if (i >= 0) timers.splice(i, 1);
+    },
+  });
+  const events: string[] = [];
+  conn.on({
+    game: (g, action, kind) => events.push(`${kind}:${g.seq}${action ? ":" + JSON.stringify(action) : ""}`),
+    saved: (s) => events.push(`saved:${s ? s.game : "null"}`),
+    error: (code) => events.push(`error:${code}`),
+    status: (s) => events.push(`status:${s}`),
+  });
+  const last = () => sockets[sockets.length - 1];
+  const welcome = (s = last()) => s.receive({ type: "welcome", device: conn.device, saved: null, server_time: 1 });
+  const runTimer = (ms?: number) => {
+    const i = timers.findIndex((t) => ms === undefined || t.ms === ms);
+    const [t] = timers.splice(i, 1);
+    t.fn();
+    return t.ms;
+  };
+  return { conn, sockets, timers, events, last, welcome, runTimer };
+}
+
+const update = (seq: number, game = "g_test", action: Record<string, unknown> = { draw: ["h", 0, 0], by: 1 }): ServerFrame => ({
+  type: "update",
+  seq,
+  action,
+  game: makeGame({ game, seq }),
+});
+
+describe("accepting game frames", () => {
+  const sync = { gameId: "g_test", seq: 4 };
+
+  it("takes a whole state whatever its seq", () => {
+    expect(acceptGameFrame(sync, { type: "state", seq: 1, game: makeGame({ seq: 1 }) }).kind).toBe("apply");
+    expect(acceptGameFrame({ gameId: null, seq: 0 }, { type: "state", seq: 9, game: makeGame({ seq: 9 }) }).kind).toBe("apply");
+  });
+
+  it("applies the next update only", () => {
+    expect(acceptGameFrame(sync, update(5))).toMatchObject({ kind: "apply", seq: 5 });
+    expect(acceptGameFrame(sync, update(4)).kind).toBe("ignore");
+    expect(acceptGameFrame(sync, update(2)).kind).toBe("ignore");
+  });
+
+  it("asks for a resync when updates are missing", () => {
+    expect(acceptGameFrame(sync, update(6)).kind).toBe("resync");
+    expect(acceptGameFrame(sync, update(40)).kind).toBe("resync");
+  });
+
+  it("ignores updates of another game or with no game on screen", () => {
+    expect(acceptGameFrame(sync, update(5, "g_other")).kind).toBe("ignore");
+    expect(acceptGameFrame({ gameId: null, seq: 0 }, update(1)).kind).toBe("ignore");
+  });
+});
+
+describe("device token and address", () => {
+  it("makes 32 base64url characters", () => {
+    const t = newDeviceToken();
+    expect(t).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(isDeviceToken(t)).toBe(true);
+    expect(newDeviceToken()).not.toBe(t);
+    expect(isDeviceToken("short")).toBe(false);
+    expect(isDeviceToken("x".repeat(65))).toBe(false);
+    expect(isDeviceToken("bad token with spaces!!")).toBe(false);
+  });
+
+  it("uses the page's host and a secure socket on https", () => {
+    expect(socketUrl({ protocol: "http:", host: "127.0.0.1:8000" })).toBe("ws://127.0.0.1:8000/ws");
+    expect(socketUrl({ protocol: "https:", host: "boxed.example" })).toBe("wss://boxed.example/ws");
+  });
+});
+
+describe("the connection", () => {
+  it("says hello first with the device token", () => {
+    const h = harness();
+    h.conn.connect();
+    h.last().open();
+    expect(h.last().sent).toEqual([{ type: "hello", device: "D".repeat(32) }]);
+    expect(h.conn.isOpen).toBe(false);
+    h.welcome();
+    expect(h.conn.isOpen).toBe(true);
+    expect(h.events).toContain("status:open");
+  });
+
+  it("sends nothing before the welcome and nothing while closed", () => {
+    const h = harness();
+    h.conn.connect();
+    expect(h.conn.newGame({ mode: "classic" })).toBeNull();
+    h.last().open();
+    expect(h.conn.newGame({ mode: "classic" })).toBeNull();
+    h.welcome();
+    const id = h.conn.newGame({ mode: "mini", level: "easy" });
+    expect(id).not.toBeNull();
+    expect(h.last().sent.at(-1)).toEqual({ type: "new_game", mode: "mini", level: "easy", id });
+  });
+
+  it("applies updates in order and names the last seq in actions", () => {
+    const h = harness();
+    h.conn.connect();
+    h.last().open();
+    h.welcome();
+    h.last().receive({ type: "state", seq: 3, game: makeGame({ seq: 3 }) });
+    h.last().receive(update(4));
+    h.last().receive(update(4)); // a repeat is ignored
+    expect(h.events.filter((e) => e.startsWith("state") || e.startsWith("update"))).toEqual([
+      "state:3",
+      'update:4:{"draw":["h",0,0],"by":1}',
+    ]);
+    h.conn.act("draw", ["v", 1, 2]);
+    expect(h.last().sent.at(-1)).toMatchObject({ type: "draw", game: "g_test", seq: 4, edge: ["v", 1, 2] });
+    h.conn.act("roll");
+    expect(h.last().sent.at(-1)).toMatchObject({ type: "roll", game: "g_test", seq: 4 });
+  });
+
+  it("reconnects on a gap and resumes from the last applied seq", () => {
+    const h = harness();
+    h.conn.connect();
+    h.last().open();
+    h.welcome();
+    h.last().receive({ type: "state", seq: 3, game: makeGame({ seq: 3 }) });
+    const first = h.last();
+    first.receive(update(6)); // 4 and 5 are missing
+    expect(first.closed).toBe(true);
+    expect(h.sockets).toHaveLength(2);
+    h.last().open();
+    expect(h.last().sent[0]).toEqual({ type: "hello", device: "D".repeat(32), game: "g_test", seq: 3 });
+    h.welcome();
+    h.last().receive(update(4));
+    h.last().receive(update(5));
+    h.last().receive(update(6));
+    expect(h.conn.sync).toEqual({ gameId: "g_test", seq: 6 });
+    // Frames from the dropped socket no longer count.
+    first.receive(update(7));
+    expect(h.conn.sync.seq).toBe(6);
+  });
+
+  it("reconnects after a drop with a growing delay, and resets it once welcomed", () => {
+    const h = harness();
+    h.conn.connect();
+    h.last().open();
+    h.welcome();
+    h.last().receive({ type: "state", seq: 8, game: makeGame({ seq: 8 }) });
+    const pings = () => h.timers.filter((t) => t.ms === 25000).length;
+    expect(pings()).toBe(1);
+    h.last().drop();
+    expect(h.conn.status).toBe("reconnecting");
+    expect(pings()).toBe(0);
+    const delays: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      delays.push(h.runTimer());
+      h.last().drop(); // the server is still away
+    }
+    expect(delays).toEqual([500, 1000, 2000, 4000, 8000, 8000]);
+    h.runTimer();
+    h.last().open();
+    expect(h.last().sent[0]).toMatchObject({ type: "hello", game: "g_test", seq: 8 });
+    h.welcome();
+    expect(h.conn.status).toBe("open");
+    h.last().drop();
+    expect(h.runTimer()).toBe(500);
+  });
+
+  it("resyncs when an action was stale or the server is ahead", () => {
+    const h = harness();
+    h.conn.connect();
+    h.last().open();
+    h.welcome();
+    h.last().receive({ type: "state", seq: 2, game: makeGame({ seq: 2 }) });
+    h.last().receive({ type: "error", code: "stale", message: "moved on", seq: 3 });
+    expect(h.sockets).toHaveLength(2);
+    expect(h.events).toContain("error:stale");
+    h.last().open();
+    h.welcome();
+    h.last().receive({ type: "error", code: "edge_taken", message: "taken", seq: 2 });
+    expect(h.sockets).toHaveLength(2); // same seq: nothing missed
+  });
+
+  it("reports the saved game and forgets a game that left the screen", () => {
+    const h = harness();
+    h.conn.connect();
+    h.last().open();
+    h.last().receive({ type: "welcome", device: "x", saved: { game: "g_s", mode: "classic", overlap: null, opponent: "ai", level: "normal", scores: [3, 5], round: 4, updated: 1 }, server_time: 1 });
+    expect(h.conn.saved?.game).toBe("g_s");
+    expect(h.events).toContain("saved:g_s");
+    h.last().receive({ type: "state", seq: 1, game: makeGame({ seq: 1 }) });
+    h.conn.leaveGame();
+    h.last().receive(update(2));
+    expect(h.conn.game).toBeNull();
+    h.last().drop();
+    h.runTimer();
+    h.last().open();
+    expect(h.last().sent[0]).toEqual({ type: "hello", device: "D".repeat(32) });
+    h.last().receive({ type: "saved", saved: null });
+    expect(h.conn.saved).toBeNull();
+  });
+
+  it("sends visibility only for a running game", () => {
+    const h = harness();
+    h.conn.connect();
+    h.last().open();
+    h.welcome();
+    h.conn.visibility(false);
+    expect(h.last().sent.some((f) => f.type === "visibility")).toBe(false);
+    h.last().receive({ type: "state", seq: 1, game: makeGame({ seq: 1, clock: 20 }) });
+    h.conn.visibility(false);
+    expect(h.last().sent.at(-1)).toMatchObject({ type: "visibility", game: "g_test", visible: false });
+  });
+
+  it("backs off from half a second to eight", () => {
+    expect([0, 1, 2, 3, 4, 5, 10].map(backoffDelay)).toEqual([500, 1000, 2000, 4000, 8000, 8000, 8000]);
+  });
+});
