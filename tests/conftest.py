@@ -20,6 +20,7 @@ for folder in (TESTS, TESTS / "engine"):
         sys.path.insert(0, str(folder))
 
 from boxedin.launcher import Stack  # noqa: E402
+
 from stacks import make_stack  # noqa: E402
 
 

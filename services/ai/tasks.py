@@ -12,11 +12,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from celery import Celery
+from celery.signals import worker_process_init
+
 from boxedin.common.settings import settings
 from boxedin.engine.backend import core
 from boxedin.engine.board import geometry
-from celery import Celery
-from celery.signals import worker_process_init
 
 from .evaluation import CandidateStats, evaluate_candidates
 

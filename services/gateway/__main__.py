@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uvicorn
+
 from boxedin.common.logs import setup_logging
 from boxedin.common.settings import settings
 

@@ -10,14 +10,15 @@ from typing import Any
 
 import grpc
 import redis.asyncio as redis
-from boxedin.common.metrics import WEBSOCKETS
-from boxedin.common.settings import Settings, settings
-from boxedin.v1 import ai_pb2_grpc, engine_pb2_grpc
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from boxedin.common.metrics import WEBSOCKETS
+from boxedin.common.settings import Settings, settings
+from boxedin.v1 import ai_pb2_grpc, engine_pb2_grpc
 
 from .hub import UpdateHub
 from .session import Backends, Session

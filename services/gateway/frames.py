@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from boxedin.common.reasons import Refusal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StringConstraints, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
+
+from boxedin.common.reasons import Refusal
 
 MAX_FRAME_BYTES = 8 * 1024
 

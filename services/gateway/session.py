@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from fastapi import WebSocket, WebSocketDisconnect
+
 from boxedin.common.devices import check_device
 from boxedin.common.metrics import RULE_ERRORS, WEBSOCKET_FRAMES
 from boxedin.common.reasons import Refusal, refusal_of
 from boxedin.v1 import ai_pb2, ai_pb2_grpc, common_pb2, engine_pb2, engine_pb2_grpc
-from fastapi import WebSocket, WebSocketDisconnect
 
 from . import frames
 from .hub import UpdateHub

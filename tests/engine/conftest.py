@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
 from boxedin.engine.replay import replay_transcript
 
 Replay = Callable[[dict[str, Any]], dict[str, Any]]

@@ -8,7 +8,9 @@ import random
 from typing import Any
 
 import pytest
+
 from boxedin.engine.replay import replay_transcript
+
 from reference_rules import replay_transcript as reference_replay
 from transcripts import every_mode_and_rule, random_transcript
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from boxedin.engine.board import Edge, EdgeError, Square, geometry
 from boxedin.engine.rules import MODES, Overlap, RulesError, RuleSet, mode_by_id
 

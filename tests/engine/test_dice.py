@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+
 from boxedin.engine.actions import GameError
 from boxedin.engine.dice import Dice
 from boxedin.engine.game import Game

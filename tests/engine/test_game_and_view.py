@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from boxedin.engine import codec
 from boxedin.engine.actions import Draw, EndTurn, GameError, Roll, Timeout, Undo
 from boxedin.engine.board import Edge, Square

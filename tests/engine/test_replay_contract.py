@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from boxedin.engine.replay import replay_transcript
 
 START = {"mode": "classic", "actions": []}

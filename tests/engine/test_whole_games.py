@@ -8,12 +8,14 @@ import random
 from typing import Any
 
 import pytest
+
 from boxedin.engine import codec
 from boxedin.engine.actions import Draw, action_from_json
 from boxedin.engine.backend import load
 from boxedin.engine.game import Game
 from boxedin.engine.replay import play_transcript, replay_transcript, report
 from boxedin.engine.rules import MODES, Overlap
+
 from transcripts import every_mode_and_rule, random_transcript
 
 

@@ -7,8 +7,10 @@ import urllib.request
 from collections.abc import Iterator
 
 import pytest
-from boxedin.launcher import Stack
 from prometheus_client.parser import text_string_to_metric_families
+
+from boxedin.launcher import Stack
+
 from stacks import make_stack
 from wsclient import Browser
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from boxedin.engine.replay import replay_transcript
 from boxedin.launcher import Stack
+
 from wsclient import Browser
 
 CASES = [

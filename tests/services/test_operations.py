@@ -4,19 +4,20 @@ shutdown, and the move clock kept by the server."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 import signal
 import time
 import urllib.request
+from collections.abc import Iterator
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client.parser import text_string_to_metric_families
-from stacks import make_stack
-from wsclient import Browser
 
 from boxedin.launcher import Stack
+
+from stacks import make_stack
+from wsclient import Browser
 
 
 def fetch(url: str) -> tuple[int, str]:

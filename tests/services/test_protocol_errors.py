@@ -8,7 +8,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
 from boxedin.launcher import Stack
+
 from wsclient import Browser
 
 

@@ -10,9 +10,11 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
+
 from boxedin.common.reasons import REASON_KEY
 from boxedin.launcher import Stack, free_port
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
+
 from stacks import make_stack
 from wsclient import Browser
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from webtools import DESKTOP
 
 ROOT = Path(__file__).resolve().parents[2]

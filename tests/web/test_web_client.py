@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from playwright.sync_api import expect
+
 from webtools import (
     DESKTOP,
     PHONE,

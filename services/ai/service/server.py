@@ -15,6 +15,7 @@ from typing import Any
 
 import grpc
 import redis.asyncio as redis
+
 from boxedin.common.metrics import AI_THINK, AI_TURNS, CELERY_FALLBACKS, CELERY_TASKS
 from boxedin.common.reasons import Refusal, abort, refusal_of
 from boxedin.common.settings import Settings

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import redis.asyncio as redis
+
 from boxedin.common.grpc_server import serve
 from boxedin.common.logs import setup_logging
 from boxedin.common.settings import settings

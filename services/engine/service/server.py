@@ -11,6 +11,7 @@ from typing import Any
 
 import grpc
 import redis.asyncio as redis
+
 from boxedin.common.devices import check_device
 from boxedin.common.metrics import ACTION_LATENCY, ACTIONS, CAS_CONFLICTS, GAMES_CREATED, RULE_ERRORS
 from boxedin.common.reasons import Refusal, abort
