@@ -117,9 +117,18 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         )
 
     async def _commit(
-        self, stored: StoredGame, game: Game, meta: dict[str, Any], action: dict[str, Any], now: float
+        self,
+        stored: StoredGame,
+        game: Game,
+        meta: dict[str, Any],
+        action: dict[str, Any],
+        now: float,
+        *,
+        by_computer: bool = False,
     ) -> Any:
-        """Stores the changed game if nobody else changed it first, and publishes the update."""
+        """Stores the changed game if nobody else changed it first, and publishes the update.
+        When the computer is to move next, the AI service is asked to play (unless this was the
+        computer's own move: it plays its turn to the end by itself)."""
         meta["updated"] = now
         seq = stored.seq + 1
         state = game_state(stored.game_id, seq, game, meta, now)
@@ -132,7 +141,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             CAS_CONFLICTS.inc()
             raise Refusal("busy", "another action on this game was applied at the same moment; try again")
         self._remember(stored.game_id, seq, game)
-        if computer_to_move(game, meta):
+        if computer_to_move(game, meta) and not by_computer:
             self._start_computer_turn(stored.game_id)
         return self._snapshot(stored.game_id, seq, game, meta, state, update)
 
@@ -272,7 +281,9 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         except GameError as exc:
             raise Refusal(exc.code, exc.message) from None
         clock.restart(game, meta, now)
-        snapshot = await self._commit(stored, game, meta, action_json(action, game, mover), now)
+        snapshot = await self._commit(
+            stored, game, meta, action_json(action, game, mover), now, by_computer=actor == Actor.ACTOR_AI
+        )
         if time_up:
             raise Refusal("time_up", "the move clock ran out before that: the turn has ended")
         return snapshot
@@ -338,6 +349,11 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             self._remember(stored.game_id, stored.seq, game)
             raise Refusal("not_your_game", "this game belongs to another device")
         now = time.time()
+        if not stored.meta["clock"] or game.over:
+            # Nothing runs while the game is off screen but the move clock: nothing to store.
+            self._remember(stored.game_id, stored.seq, game)
+            state = game_state(stored.game_id, stored.seq, game, stored.meta, now)
+            return self._snapshot(stored.game_id, stored.seq, game, stored.meta, state)
         clock.set_visible(stored.meta, request.visible, now)
         return await self._commit(stored, game, stored.meta, {"visibility": request.visible}, now)
 
