@@ -15,6 +15,7 @@ import time
 from array import array
 
 import cython
+
 from boxedin.ai.chains import loony_value
 
 INF = cython.declare(cython.int, 1000)
@@ -28,6 +29,10 @@ TAKE = cython.declare(cython.int, 1)
 CHECK_MASK = cython.declare(cython.longlong, 1023)
 # Transposition entries pack (lower bound, upper bound, best line + 1) into one int.
 BIAS = cython.declare(cython.longlong, 512)
+
+# The value of a choice that is not in the memo yet, and the offset of packed score changes.
+NOT_KNOWN = cython.declare(cython.double, -1e308)
+DELTA_BIAS = cython.declare(cython.int, 1 << 20)
 
 PHASE_ROLL = cython.declare(cython.int, 0)
 PHASE_DRAW = cython.declare(cython.int, 1)
@@ -82,7 +87,7 @@ class StandardSearch:
     seen: cython.int[::1]
     stamp: cython.int
 
-    def __init__(self, box_edges: list[int], edge_boxes: list[int], max_entries: int = 4_000_000) -> None:
+    def __init__(self, box_edges: list[int], edge_boxes: list[int], max_entries: int = 1_000_000) -> None:
         self.n_boxes = len(box_edges) // 4
         self.n_edges = len(edge_boxes) // 2
         if self.n_edges > 64:
@@ -576,6 +581,9 @@ class DiceSearch:
     m: cython.int
     simple: cython.bint
     memo: dict
+    # Simple rules: what drawing root line i does after the lines of a mask, packed (see
+    # ``_after_draw``), so that a choice whose outcome is in the memo needs no engine call.
+    effects: dict
     nodes: cython.longlong
     deadline: cython.double
     aborted: cython.bint
@@ -589,6 +597,7 @@ class DiceSearch:
             raise ValueError("exact dice play needs far fewer open lines")
         self.simple = simple
         self.memo = {}
+        self.effects = {}
         self.nodes = 0
         self.deadline = 0.0
         self.aborted = False
@@ -633,25 +642,53 @@ class DiceSearch:
 
     @cython.cfunc
     def _after_draw(
-        self, i: cython.int, mask: cython.ulonglong, p: cython.int, before: cython.int
+        self, i: cython.int, mask: cython.ulonglong, p: cython.int, before: cython.int, left: cython.int
     ) -> cython.double:
-        """Draws root line i for player p (to move, in the draw phase, with margin ``before``):
-        the value of that choice."""
+        """Draws root line i for player p (to move, in the draw phase with ``left`` lines to go,
+        and margin ``before``): the value of that choice."""
         pos = self.pos
         delta: cython.int
         phase: cython.int
+        spent: cython.int = 1
+        over: cython.int = 0
         v: cython.double
         pos.draw(self.edges[i])
         delta = self._margin(p) - before
         phase = pos.phase
         if phase == PHASE_OVER:
+            over = 1
             v = delta
         elif pos.to_move == p:
-            v = delta + self._v_draw(mask | _bit(i), pos.edges_left, True)
+            spent = left - pos.edges_left  # 0 for chain_reaction's free captures
+            v = delta + self._v_draw(mask | _bit(i), left - spent, True)
         else:
             v = delta - self._v_roll(mask | _bit(i))
         pos.undo()
+        if self.simple:
+            self.effects[(mask << 6) | i] = ((delta + DELTA_BIAS) << 2) | (over << 1) | spent
         return v
+
+    @cython.cfunc
+    def _known_choice(self, i: cython.int, mask: cython.ulonglong, left: cython.int) -> cython.double:
+        """The value of drawing root line i from what is already known, without the engine; or
+        NOT_KNOWN. The turn goes on while lines are left: ``spent`` is 0 for a free capture."""
+        fx: object = self.effects.get((mask << 6) | i)
+        packed: cython.longlong
+        spent: cython.int
+        delta: cython.int
+        got: object
+        if fx is None:
+            return NOT_KNOWN
+        packed = fx
+        spent = cython.cast(cython.int, packed & 1)
+        delta = cython.cast(cython.int, packed >> 2) - DELTA_BIAS
+        if (packed >> 1) & 1:
+            return delta
+        if left - spent > 0:
+            got = self.memo.get(self._key(mask | _bit(i), left - spent, True))
+            return NOT_KNOWN if got is None else delta + cython.cast(cython.double, got)
+        got = self.memo.get(self._key(mask | _bit(i), 0, False))
+        return NOT_KNOWN if got is None else delta - cython.cast(cython.double, got)
 
     @cython.cfunc
     def _after_end(self, mask: cython.ulonglong) -> cython.double:
@@ -685,9 +722,11 @@ class DiceSearch:
         for i in range(self.m):
             if mask & _bit(i):
                 continue
-            v = self._after_draw(i, mask, p, before)
-            if self.aborted:
-                return 0.0
+            v = self._known_choice(i, mask, left) if self.simple else NOT_KNOWN
+            if v == NOT_KNOWN:
+                v = self._after_draw(i, mask, p, before, left)
+                if self.aborted:
+                    return 0.0
             if v > best:
                 best = v
         if not self.aborted:
@@ -755,7 +794,7 @@ class DiceSearch:
             for i in range(self.m):
                 if mask & _bit(i):
                     continue
-                v = self._after_draw(i, mask, p, self._margin(p))
+                v = self._after_draw(i, mask, p, self._margin(p), pos.edges_left)
                 if v > best + 1e-9:
                     best = v
                     choice = i

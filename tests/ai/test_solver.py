@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 import pytest
+
 from boxedin.ai.chains import components, controlled_value, loony_value, sizes_of
 from boxedin.ai.solver import (
     DiceTurn,
@@ -55,7 +56,10 @@ def random_position(rules: RuleSet, open_lines: int, rng: random.Random) -> Posi
 def with_open_lines(boxes: int, open_lines: list[str]) -> Position:
     """A standard position where exactly the given lines ("h r c" / "v r c") are still open."""
     geo = geometry(boxes, (1,))
-    keep = {geo.edge_id(Edge(s.split()[0], int(s.split()[1]), int(s.split()[2]))) for s in open_lines}  # type: ignore[arg-type]
+    keep = set()
+    for line in open_lines:
+        kind, row, col = line.split()
+        keep.add(geo.edge_id(Edge("h" if kind == "h" else "v", int(row), int(col))))
     pos = fresh(standard_rules(boxes))
     for e in range(geo.edge_count):
         if e not in keep:
@@ -257,8 +261,11 @@ CHAIN_AROUND_5 = ["h 0 2", "h 1 2", "h 2 2", "v 2 2", "v 2 1", "v 2 0"]  # right
         (4, ["h 0 1", "v 0 1", "h 1 0", "v 1 0", "v 3 0", "v 3 1", "v 3 2", "v 3 3", "v 3 4"], -3, (3, 4), ()),
         # A loop of 4 alone: all four go to the player who does not open it.
         (2, LOOP_2X2, -4, (), (4,)),
-        # A loop of 4 and a chain of 5: the loop goes first, and the controller gives up control.
+        # A loop of 4 and a chain of 5: the loop goes first; the controller declines its last 4
+        # boxes (4 to 0 for the opener) and takes all 5 of the chain: 1 up.
         (3, LOOP_TOP_LEFT + CHAIN_AROUND_5, -1, (5,), (4,)),
+        # The same with a chain of 6 on a 4x4 board: 6 to 4.
+        (4, LOOP_TOP_LEFT + ["v 3 0", "v 3 1", "v 3 2", "v 3 3", "h 3 3", "h 2 3", "v 1 4"], -2, (6,), (4,)),
         # Short chains (two corner boxes and a 2 down the right rim) change hands whole: the
         # opener gives 1, gets 2 (given by the middle line), gives 1: 2 boxes to... 1 + 1 + ... -2.
         (3, ["h 0 0", "v 0 0", "h 3 2", "v 2 3", "h 0 2", "h 1 2", "v 1 3"], -2, (1, 1, 2), ()),
@@ -272,10 +279,41 @@ def test_known_chain_and_loop_values(
     assert found is not None
     assert sizes_of(found) == (chains, loops)
     assert loony_value(chains, loops) == value
+    memo: dict[tuple[int, ...], int] = {}
     result = solve_standard(pos)
     assert result is not None and result.value == value
-    assert brute_standard(pos.copy()) == value
-    check_line(pos, result, {})
+    assert brute_standard(pos.copy(), memo) == value
+    check_line(pos, result, memo)
+    # Every way of opening a component: the opponent's choices (take all, or decline the end of a
+    # chain or loop) are the solver's own search, not the chain formula.
+    for e in pos.open_edge_list():
+        child = pos.copy()
+        child.draw(e)
+        reply = solve_standard(child)
+        assert reply is not None and reply.value == brute_standard(child.copy(), memo)
+        check_line(child, reply, memo)
+
+
+@pytest.mark.parametrize(
+    ("boxes", "open_ids"),
+    [
+        (4, [1, 3, 4, 8, 11, 12, 14, 17, 21, 23, 28, 32, 36, 38]),
+        (5, [0, 2, 3, 7, 9, 10, 13, 15, 16, 34, 39, 46, 47, 49]),
+    ],
+)
+def test_several_runs_on_offer(boxes: int, open_ids: list[int]) -> None:
+    """Positions from a random search where the mover is offered boxes in more than one place and
+    must choose which run to leave for last (to decline it): the order of taking matters."""
+    geo = geometry(boxes, (1,))
+    pos = fresh(standard_rules(boxes))
+    for e in range(geo.edge_count):
+        if e not in open_ids:
+            pos.draw(e)
+    pos.forget_history()
+    memo: dict[tuple[int, ...], int] = {}
+    result = solve_standard(pos)
+    assert result is not None and result.value == brute_standard(pos.copy(), memo)
+    check_line(pos, result, memo)
 
 
 def test_chain_values_by_the_formulas() -> None:
@@ -369,7 +407,7 @@ def check_dice(pos: Position, rules: RuleSet, turn: DiceTurn, memo: dict[bytes, 
 
 def dice_cases(rules: RuleSet, seed: int, count: int, max_open: int) -> list[Position]:
     rng = random.Random(seed)
-    cases = []
+    cases: list[Position] = []
     while len(cases) < count:
         pos = random_position(rules, rng.randint(1, max_open), rng)
         if pos.over:
@@ -394,7 +432,7 @@ def test_dice_mini_matches_brute_force() -> None:
 
 def test_dice_chain_reaction_free_captures() -> None:
     rules = RuleSet(3, 4, capturing_edge_free=True)
-    for pos in dice_cases(rules, 22, 15, 8):
+    for pos in dice_cases(rules, 22, 12, 7):
         turn = best_dice_turn(pos, rules=rules)
         assert turn is not None
         check_dice(pos, rules, turn, {})
