@@ -52,7 +52,7 @@ export function mountHelp(app: App, root: HTMLElement): Screen {
         "The cards show each side's points; the one whose turn it is is outlined and marked TURN. The bar below splits by points. A round is one turn for each player. When the game ends a window shows the result and final scores: Play again, View board to study the final position, or Exit. The back arrow leaves a game at any time; it is kept and offered as Continue game.",
       ]),
       section("rules", "Rules", [
-        "Two players take turns drawing edges between neighbouring dots. Whoever draws the last missing edge around a square captures it and scores its side length squared: 1 for a 1×1, 4 for a 2×2, 9 for a 3×3. Only the outline matters, not the edges inside it or who drew the others.",
+        "The two players alternate, each adding lines that join two adjacent dots. Whoever draws the last missing edge around a square captures it and scores its side length squared: 1 for a 1×1, 4 for a 2×2, 9 for a 3×3. Only the outline matters, not the edges inside it or who drew the others.",
         [
           "Dice games: roll, then draw at least one and at most the rolled number of edges. A capture earns no extra edge, except in Chain Reaction, where a capturing edge does not count against the roll. A roll never exceeds the number of open edges.",
           "Standard: no die. One line per turn, plus another after every line that closes a box.",
@@ -64,7 +64,7 @@ export function mountHelp(app: App, root: HTMLElement): Screen {
         MODES.map((m) => `${m.name}: ${m.dots}×${m.dots} dots (${m.boxes} boxes, ${m.edges} edges), ${m.die ? dieLabel(m.die) + " die" : "no dice"}, squares ${sizesLabel(m.sizes)}. ${m.blurb}`),
       ]),
       section("overlap", "Overlap", [
-        "Strategic, Big Squares and Expert have squares of several sizes that can cover the same boxes. The overlap rule, chosen inside the selected game's card on the menu, says what happens then. Under some rules a score can fall, because squares can be removed or change hands.",
+        "In Strategic, Big Squares and Expert, squares of different sizes can sit on top of the same boxes; the overlap rule (picked in the card of the highlighted game on the menu) decides how they interact. Under some rules a score can fall, because squares can be removed or change hands.",
         OVERLAPS.map((o) => `${o.name}: ${o.line}`),
       ]),
       section("options", "Options", [
