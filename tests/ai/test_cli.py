@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from boxedin.ai.cli import ai_turn
 from boxedin.ai.match import MatchSpec, play_game, summarise
 from boxedin.cli import main

@@ -4,6 +4,7 @@ and as plain Python."""
 from __future__ import annotations
 
 import pytest
+
 from boxedin.engine.backend import BackendUnavailable, load
 from boxedin.engine.board import geometry
 from boxedin.engine.rules import MODES, Overlap

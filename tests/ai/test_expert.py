@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from ai_helpers import context, new_game
 from boxedin.ai.context import PlanContext
 from boxedin.ai.evaluation import evaluate_candidates
 from boxedin.ai.expert import Expert, _declines, dice_candidates, standard_candidates
 from boxedin.ai.turn import take_turn
 from boxedin.engine.game import Game
+
+from ai_helpers import context, new_game
 
 
 def rolled(mode: str, overlap: str | None = None, moves: int = 6) -> Game:

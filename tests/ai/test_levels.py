@@ -4,7 +4,7 @@ rule set): the properties the rule book's AI section promises."""
 from __future__ import annotations
 
 import pytest
-from ai_helpers import new_game
+
 from boxedin.ai.easy import Easy
 from boxedin.ai.facts import score_gain
 from boxedin.ai.hard import Hard
@@ -12,6 +12,8 @@ from boxedin.ai.normal import Normal
 from boxedin.ai.turn import take_turn
 from boxedin.engine.actions import Draw, EndTurn, Roll
 from boxedin.engine.game import Game
+
+from ai_helpers import new_game
 
 DICE_CASES = [
     ("mini", None),

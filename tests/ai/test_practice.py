@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from ai_helpers import context, new_game
 from boxedin.ai.facts import captures
 from boxedin.ai.practice import candidate_groups, seeded_index
 from boxedin.ai.turn import take_turn
 from boxedin.engine.actions import Draw
 from boxedin.engine.game import Game
 from boxedin.engine.rules import MODES
+
+from ai_helpers import context, new_game
 
 
 def practice_game(seed: str, size: str = "practice_3x3") -> list:
