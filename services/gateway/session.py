@@ -73,6 +73,7 @@ class Session:
 
     async def send_error(self, refusal: Refusal, reply_to: str | int | None) -> None:
         RULE_ERRORS.labels(refusal.reason).inc()
+        log.info("refused", extra={"game": self.game_id, "seq": self.seq, "reason": refusal.reason})
         body: dict[str, Any] = {"type": "error", "code": refusal.reason, "message": refusal.message}
         if reply_to is not None:
             body["reply_to"] = reply_to

@@ -20,13 +20,16 @@ async def main() -> None:
     config = settings()
     setup_logging("ai", config.log_level)
     client = redis.Redis.from_url(config.redis_url)
-    # Worker processes choose the turns; "spawn" keeps them free of the event loop's state.
-    executor = ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn"))
-    service = AiService(config, client, executor)
+
+    def make_executor() -> ProcessPoolExecutor:
+        # Worker processes choose the turns; "spawn" keeps them free of the event loop's state.
+        return ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn"))
+
+    service = AiService(config, client, make_executor)
 
     async def stop() -> None:
         await service.close()
-        executor.shutdown(wait=False, cancel_futures=True)
+        service.executor.shutdown(wait=False, cancel_futures=True)
         await client.aclose()
 
     await serve(

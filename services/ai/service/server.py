@@ -10,6 +10,7 @@ import asyncio
 import json
 import logging
 import secrets
+from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
 
@@ -26,6 +27,8 @@ from .thinking import choose_turn
 
 log = logging.getLogger("boxedin.ai")
 LOCK_MS = 30_000
+# How far past its budget a turn may run before its worker process is given up on.
+THINK_GRACE_SECONDS = 15.0
 _RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
 
 
@@ -41,10 +44,11 @@ def action_to_proto(action: dict[str, Any]) -> Any:
 
 
 class AiService(ai_pb2_grpc.AiServicer):
-    def __init__(self, config: Settings, client: redis.Redis, executor: Executor) -> None:
+    def __init__(self, config: Settings, client: redis.Redis, make_executor: Callable[[], Executor]) -> None:
         self.config = config
         self.redis = client
-        self.executor = executor
+        self.make_executor = make_executor
+        self.executor = make_executor()
         self.channel = grpc.aio.insecure_channel(config.engine_address)
         self.engine = engine_pb2_grpc.EngineStub(self.channel)
         self._release = client.register_script(_RELEASE)
@@ -83,7 +87,6 @@ class AiService(ai_pb2_grpc.AiServicer):
     async def _play(self, game_id: str, token: str, snapshot: Any) -> None:
         """Plays until the computer is no longer to move (its turn ended, or the game did)."""
         lock = self._lock_key(game_id)
-        loop = asyncio.get_running_loop()
         try:
             while snapshot.computer_to_move:
                 pause = (
@@ -96,15 +99,12 @@ class AiService(ai_pb2_grpc.AiServicer):
                     await asyncio.sleep(pause)
                     snapshot = await self._act(snapshot, common_pb2.Action(roll=True))
                     continue
-                thought = await loop.run_in_executor(
-                    self.executor,
-                    choose_turn,
-                    snapshot.record,
-                    level,
-                    self.config.expert_budget_seconds,
-                    self.config.use_celery,
-                    self.config.celery_task_expiry_seconds,
-                )
+                thought = await self._think(snapshot.record, level)
+                log.info(
+                    "computer turn chosen",
+                    extra={"game": game_id, "seq": snapshot.seq, "level": level, "seconds": round(thought.seconds, 3),
+                           "actions": len(thought.actions), "fallbacks": thought.fallbacks},
+                )  # fmt: skip
                 AI_THINK.labels(level).observe(thought.seconds)
                 CELERY_TASKS.labels("done").inc(thought.tasks_done)
                 CELERY_FALLBACKS.inc(thought.fallbacks)
@@ -117,10 +117,33 @@ class AiService(ai_pb2_grpc.AiServicer):
             refusal = refusal_of(exc)
             # The game moved on (resigned, discarded, replaced): nothing left to play.
             log.info("computer turn stopped", extra={"game": game_id, "reason": refusal.reason})
+        except TimeoutError:
+            log.error("computer turn abandoned", extra={"game": game_id})
         except Exception:
             log.exception("computer turn failed", extra={"game": game_id})
         finally:
             await self._release(keys=[lock], args=[token])
+
+    async def _think(self, record: bytes, level: str) -> Any:
+        """Chooses the turn in a worker process. A worker that does not answer well past the
+        budget is replaced, so that one stuck process cannot stall every game."""
+        loop = asyncio.get_running_loop()
+        call = loop.run_in_executor(
+            self.executor,
+            choose_turn,
+            record,
+            level,
+            self.config.expert_budget_seconds,
+            self.config.use_celery,
+            self.config.celery_task_expiry_seconds,
+        )
+        try:
+            return await asyncio.wait_for(call, timeout=self.config.expert_budget_seconds + THINK_GRACE_SECONDS)
+        except TimeoutError:
+            log.error("a turn took far too long; replacing the worker processes", extra={"level": level})
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            self.executor = self.make_executor()
+            raise
 
     async def ChooseTurn(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         if request.level not in ("easy", "normal", "hard", "expert", "practice"):
