@@ -30,6 +30,9 @@ app.conf.update(
     worker_prefetch_multiplier=1,
     task_acks_late=False,
     result_expires=60,
+    # A task reports when a worker takes it, so the AI service knows at once whether a pool
+    # is there to wait for.
+    task_track_started=True,
     broker_connection_retry_on_startup=True,
     # Every key Celery writes starts with the installation's prefix.
     broker_transport_options={"global_keyprefix": _config.key_prefix + "celery:"},

@@ -17,10 +17,12 @@ from ..tasks import evaluate, evaluate_for, stats_from_json
 
 # Playout numbers of worker k start at k * SHARE_STRIDE, so shares never overlap.
 SHARE_STRIDE = 1 << 32
-# Of the budget: the workers play for the first part, their answers are awaited until the
-# second, and what is left is room to play out here when they do not answer.
-WORK_FRACTION = 0.55
-WAIT_FRACTION = 0.68
+# Of the budget: the workers play for the first part and their answers are awaited until the
+# second. If no worker has taken a task by the third, there is no pool to wait for: the rest of
+# the budget is spent playing out here.
+WORK_FRACTION = 0.85
+WAIT_FRACTION = 0.95
+PICKUP_FRACTION = 0.15
 POLL_SECONDS = 0.005
 
 
@@ -48,6 +50,7 @@ class CeleryEvaluator:
     ) -> list[CandidateStats]:
         started = time.perf_counter()
         wait_until = started + seconds * WAIT_FRACTION
+        pickup_by = started + seconds * PICKUP_FRACTION
         state = list(pos.state_array())
         work_until = time.time() + max(0.01, seconds * WORK_FRACTION)
         pending = [
@@ -68,7 +71,12 @@ class CeleryEvaluator:
         totals = [CandidateStats() for _ in candidates]
         # Poll rather than block in get(): the result backend's own waiting rounds the timeout
         # up to whole seconds, far beyond a turn's budget.
+        taken = False
         while pending and time.perf_counter() < wait_until:
+            if not taken:
+                taken = any(r.state != "PENDING" for r in pending) or len(pending) < self.shares
+                if not taken and time.perf_counter() > pickup_by:
+                    break
             for result in [r for r in pending if r.ready()]:
                 pending.remove(result)
                 if result.successful():
@@ -83,7 +91,7 @@ class CeleryEvaluator:
         for result in pending:
             result.revoke()
         if missing or not any(t.playouts for t in totals):
-            # No worker (or not every worker) answered in time: play out here instead, briefly.
+            # No worker (or not every worker) answered in time: play out here for what is left.
             self.report.fallbacks += 1
             spare = max(0.02, started + seconds - time.perf_counter())
             local = evaluate_for(pos, [list(c) for c in candidates], spare, seed, self.rules[3] or None, horizon,
