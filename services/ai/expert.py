@@ -1,7 +1,8 @@
 """Expert: the turns Hard would consider, each played out many times; the best average wins.
 
-Dice games: candidates are Hard's turn and its shorter versions (stopping after each square),
-and Hard's turn after each of the best alternative first steps (a square, or a quiet edge).
+Dice games: candidates are Hard's turn (first, so that it wins ties) and its shorter versions
+(stopping after each step), and Hard's turn after each of the best alternative first steps (a
+square, or a quiet edge), planned with a narrower width to leave time for the playouts.
 Standard: candidates are taking every box and then each safe line (or the cheapest openings),
 and every double-cross (declining the last two boxes of a chain, or the last four of a loop).
 Exact endgames come from ``boxedin.ai.solver`` when it is installed and the position is small.
@@ -22,6 +23,7 @@ from .hard import Hard, hard_dice_steps, opening_cost, quiet_steps, square_steps
 from .solver_link import exact_dice_turn, exact_standard_line
 
 MAX_DICE_CANDIDATES = 10
+ALTERNATIVE_WIDTH = 3  # Hard's planning width for the rest of an alternative turn
 MAX_SAFE_LINES = 16
 MAX_OPENINGS = 6
 CUT_BOARDS = (9, 11)  # boxes per side of the 10x10- and 12x12-dot boards
@@ -34,11 +36,12 @@ def dedupe(candidates: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
 
 
 def dice_candidates(pos: Position, ctx: PlanContext) -> list[tuple[int, ...]]:
-    """Hard's turn, its prefixes, and Hard's turn after the best alternative first steps."""
+    """Hard's turn first, then its prefixes (stopping after each step), then Hard's turn after
+    the best alternative first steps (a square, or a quiet edge)."""
     me = pos.to_move
     start = pos.margin(me)
     hard = hard_dice_steps(pos.copy(), ctx)
-    found: list[tuple[int, ...]] = []
+    found: list[tuple[int, ...]] = [tuple(e for step in hard for e in step.edges)]
     prefix: tuple[int, ...] = ()
     for step in hard:
         prefix += step.edges
@@ -52,7 +55,7 @@ def dice_candidates(pos: Position, ctx: PlanContext) -> list[tuple[int, ...]]:
             after.draw(e)
         found.append(step.edges)
         if my_turn(after, me):
-            rest = hard_dice_steps(after, ctx)
+            rest = hard_dice_steps(after, ctx, ALTERNATIVE_WIDTH)
             found.append(step.edges + tuple(e for s in rest for e in s.edges))
     return dedupe(found)[:MAX_DICE_CANDIDATES]
 
@@ -105,8 +108,16 @@ def standard_candidates(pos: Position, ctx: PlanContext) -> list[tuple[int, ...]
     return dedupe(found)
 
 
+def best_candidate(totals: Sequence[CandidateStats]) -> int:
+    """The candidate with the best mean; among equals the first (in dice games Hard's turn)."""
+    return max(range(len(totals)), key=lambda i: (totals[i].mean, -i))
+
+
 def choose(
-    pos: Position, candidates: list[tuple[int, ...]], ctx: PlanContext, horizon: int | None
+    pos: Position,
+    candidates: list[tuple[int, ...]],
+    ctx: PlanContext,
+    horizon: int | None,
 ) -> tuple[int, ...]:
     """Evaluates the candidates in batches until the budget is spent; the best mean wins."""
     totals = [CandidateStats() for _ in candidates]
@@ -114,8 +125,7 @@ def choose(
     if ctx.evaluate is not None:
         seconds = max(0.0, ctx.deadline - time.perf_counter())
         totals = ctx.evaluate(pos, candidates, seed, horizon, seconds)
-        best = max(range(len(candidates)), key=lambda i: (totals[i].mean, -i))
-        return candidates[best]
+        return candidates[best_candidate(totals)]
     batch = 4
     done = 0
     # Leave room for the last batch: stop when another one would likely overrun.
@@ -133,8 +143,7 @@ def choose(
             break
         if spent < 0.02:
             batch *= 2
-    best = max(range(len(candidates)), key=lambda i: (totals[i].mean, -i))
-    return candidates[best]
+    return candidates[best_candidate(totals)]
 
 
 class Expert:

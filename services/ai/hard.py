@@ -2,11 +2,12 @@
 
 Dice games: the balance of a turn is the margin it gains minus the opponent's best reply averaged
 over every face of the die (``reply_total`` on the core: the squares with the best points per
-edge that the reply could finish). Hard repeatedly looks at the squares it can still finish with
-the edges left (ranked by points per edge, the points measured under the game's overlap rule),
-finishes the one that leaves the best balance, and stops as soon as no square improves the
-balance of stopping now. The compulsory first edge, when no square is worth it, is the edge
-that helps the opponent least.
+edge that the reply could finish). Hard plans the whole turn: it looks at the squares it can
+still finish with the edges left (the points measured under the game's overlap rule), follows
+the few ways of going on that leave the best balance (then the most points per edge) square by
+square to the end of the roll, and stops where the balance is best, so that going on does not
+improve it. The compulsory first edge, when no square is worth it, is the edge that helps the
+opponent least.
 
 Standard: takes every box on offer, draws a random safe line while any exists, else opens the
 chain that costs least after following each line's captures to their end.
@@ -114,26 +115,67 @@ def best_quiet(pos: Position, ctx: PlanContext, steps: list[Step]) -> Step:
     return ctx.rng.choice([s for s, h in zip(best, helps, strict=True) if h <= least + 1e-9])
 
 
-def hard_dice_steps(pos: Position, ctx: PlanContext) -> list[Step]:
-    """Hard's turn in a dice game, as the steps it takes (drawn on ``pos``)."""
+PLAN_WIDTH = 8  # ways of going on kept at each step of the turn's plan
+
+
+@dataclass(slots=True)
+class _Plan:
+    """A way to play the turn so far: its steps, the edges they draw, the balance of stopping."""
+
+    steps: list[Step]
+    edges: frozenset[int]
+    balance: float
+    per_edge: float
+
+
+def hard_dice_steps(pos: Position, ctx: PlanContext, width: int = PLAN_WIDTH) -> list[Step]:
+    """Hard's turn in a dice game, as the steps it takes (drawn on ``pos``).
+
+    The turn is planned as a whole: from where the turn stands, every square that can still be
+    finished and pays is a step (the first edge of the turn may also be the quiet edge that helps
+    the opponent least); after each step the balance of stopping there is weighed (the margin
+    gained minus the opponent's best reply averaged over every face of the die). The ``width``
+    best ways of going on (by balance, then points per edge) are followed step by step to the
+    end of the roll, ways that draw the same edges counted once, and the turn stops at the
+    point with the best balance: where going on does not improve it. Among equal balances the
+    shorter turn wins: Hard ends its turn early rather than draw edges for nothing.
+    """
     me = pos.to_move
     die = ctx.rules.die or 1
     start = pos.margin(me)
-    taken: list[Step] = []
-    while my_turn(pos, me):
-        options = square_steps(pos, ctx, me, start)
-        now = stop_balance(pos, me, start, die) if pos.drawn_this_turn > 0 else None
-        if now is None:
-            options = options + [best_quiet(pos, ctx, quiet_steps(pos, ctx, me, start))]
-        if not options:
-            break
-        # The best balance; among equals, more points per edge.
-        step = max(options, key=lambda s: (round(s.balance, 9), s.per_edge))
-        if now is not None and step.balance <= now + 1e-9:
-            break
+    root = pos.copy()
+    if pos.drawn_this_turn == 0:
+        firsts = square_steps(root, ctx, me, start)
+        firsts.append(best_quiet(root, ctx, quiet_steps(root, ctx, me, start)))
+        frontier = [_Plan([s], frozenset(s.edges), s.balance, s.per_edge) for s in firsts]
+        best = max(frontier, key=lambda plan: plan.balance)  # the first edge is compulsory
+    else:
+        best = _Plan([], frozenset(), stop_balance(root, me, start, die), 0.0)
+        frontier = [best]
+    while frontier:
+        frontier.sort(key=lambda plan: (-round(plan.balance, 9), -plan.per_edge))
+        grown: list[_Plan] = []
+        seen: set[frozenset[int]] = set()
+        for plan in frontier[:width]:
+            work = root.copy()
+            for step in plan.steps:
+                for e in step.edges:
+                    work.draw(e)
+            if not my_turn(work, me):
+                continue
+            for step in square_steps(work, ctx, me, start):
+                edges = plan.edges | frozenset(step.edges)
+                if edges in seen:
+                    continue
+                seen.add(edges)
+                grown.append(_Plan([*plan.steps, step], edges, step.balance, step.per_edge))
+                if step.balance > best.balance + 1e-9:
+                    best = grown[-1]
+        frontier = grown
+    for step in best.steps:
         for e in step.edges:
             pos.draw(e)
-        taken.append(step)
+    taken = list(best.steps)
     if not pos.over and pos.one_short() > 0:
         taken = _stop_clean(pos, me, start, die, taken)
     return taken

@@ -13,7 +13,7 @@ from boxedin.ai.turn import take_turn
 from boxedin.engine.actions import Draw, EndTurn, Roll
 from boxedin.engine.game import Game
 
-from ai_helpers import new_game
+from ai_helpers import context, new_game
 
 DICE_CASES = [
     ("mini", None),
@@ -158,3 +158,37 @@ def test_turns_are_reproducible_from_the_seed(level):
     first = take_turn(game, level(), seed="same")
     again = take_turn(game, level(), seed="same")
     assert first == again
+
+
+@pytest.mark.parametrize(("mode", "overlap"), [("strategic", None), ("quick", None)])
+def test_hard_stops_its_dice_turn_where_the_balance_is_best(mode, overlap):
+    """Hard plans the whole turn: where it stops (when the one-short rule does not cut the turn),
+    stopping is worth at least as much as after any earlier step of the same turn."""
+    from boxedin.ai.hard import hard_dice_steps, stop_balance
+
+    checked = 0
+
+    def check(game: Game, actions) -> None:
+        nonlocal checked
+        pos = game.position.copy()
+        if game.phase == "roll":
+            roll = next(a for a in actions if isinstance(a, Roll))
+            pos.roll(roll.face)
+        me, die = pos.to_move, game.rules.die
+        start = pos.margin(me)
+        ctx = context(game, seed=f"c{len(game.history)}")
+        plan = pos.copy()
+        steps = hard_dice_steps(plan, ctx)
+        if plan.over or plan.one_short() > 0:
+            return
+        final = stop_balance(plan, me, start, die)
+        # Every earlier stopping point of the same turn.
+        replay = pos.copy()
+        for step in steps[:-1]:
+            for e in step.edges:
+                replay.draw(e)
+            assert stop_balance(replay, me, start, die) <= final + 1e-9
+        checked += 1
+
+    play_out(new_game(mode, overlap), "hard", check)
+    assert checked > 10
