@@ -7,12 +7,11 @@ from __future__ import annotations
 import argparse
 import json
 import secrets
-import sys
 from typing import Any
 
 from boxedin.engine.dice import Dice, normalise_seed
 from boxedin.engine.game import Game
-from boxedin.engine.replay import TranscriptError, parse_json, play_transcript
+from boxedin.engine.replay import TranscriptError, parse_json, play_transcript, read_transcript_file
 
 from .levels import LEVELS
 from .turn import take_turn
@@ -33,14 +32,8 @@ def ai_turn(data: object, level: str, seed: str | None = None, budget: float = 0
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        if args.file == "-":
-            text: bytes = sys.stdin.buffer.read()
-        else:
-            with open(args.file, "rb") as handle:
-                text = handle.read()
-    except OSError as exc:
-        print(f"boxedin ai turn: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+    text = read_transcript_file(args.file, "ai turn")
+    if text is None:
         return 2
     status, output = ai_turn(text, args.level, args.seed, args.budget)
     print(json.dumps(output))

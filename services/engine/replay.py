@@ -121,15 +121,22 @@ def replay_transcript(data: object) -> tuple[int, Report]:
         return 1, exc.to_json()
 
 
-def run(args: argparse.Namespace) -> int:
+def read_transcript_file(path: str, command: str) -> bytes | None:
+    """The bytes of a transcript file, or of standard input for ``-``; None (after saying why on
+    standard error) when it cannot be read."""
     try:
-        if args.file == "-":
-            text: bytes = sys.stdin.buffer.read()
-        else:
-            with open(args.file, "rb") as handle:
-                text = handle.read()
+        if path == "-":
+            return sys.stdin.buffer.read()
+        with open(path, "rb") as handle:
+            return handle.read()
     except OSError as exc:
-        print(f"boxedin replay: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        print(f"boxedin {command}: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return None
+
+
+def run(args: argparse.Namespace) -> int:
+    text = read_transcript_file(args.file, "replay")
+    if text is None:
         return 2
     status, output = replay_transcript(text)
     print(json.dumps(output))
