@@ -27,6 +27,10 @@ log = logging.getLogger("boxedin.gateway.session")
 _SEQ = re.compile(r'^\{"type":"update","seq":(\d+),')
 # A move clock fires a little after the server's deadline, so the engine always accepts it.
 _CLOCK_LATE = 0.3
+# The computer's turn is played by the AI service, which refreshes its claim on the game with
+# every move and lets it lapse 30 s after a crash. When the followed game has waited on the
+# computer longer than that, the gateway asks the AI service again.
+_COMPUTER_SILENCE = 35.0
 
 
 @dataclass
@@ -62,6 +66,7 @@ class Session:
         self._deliver_lock = asyncio.Lock()
         self._send_lock = asyncio.Lock()
         self._clock_task: asyncio.Task[None] | None = None
+        self._computer_task: asyncio.Task[None] | None = None
 
     # --- sending ---------------------------------------------------------------------------
 
@@ -140,11 +145,13 @@ class Session:
         self.seq = snapshot.seq
         await self.send(body)
         self._watch_clock(state)
+        self._watch_computer(bool(state["ai_thinking"]))
 
     async def _detach(self, *, hide: bool) -> None:
-        if self._clock_task is not None:
-            self._clock_task.cancel()
-            self._clock_task = None
+        for task in (self._clock_task, self._computer_task):
+            if task is not None:
+                task.cancel()
+        self._clock_task = self._computer_task = None
         if self.game_id is None:
             return
         game_id, self.game_id, self.seq = self.game_id, None, -1
@@ -176,6 +183,8 @@ class Session:
         await self.send(body)
         if self.has_clock:
             self._watch_clock(json.loads(body)["game"])
+        # Frames are compact JSON, so the flag can be seen without parsing the whole state.
+        self._watch_computer('"ai_thinking":true' in body)
 
     async def _catch_up(self) -> None:
         """Sends every update after the last one delivered, or the whole state when they are
@@ -228,6 +237,22 @@ class Session:
                 await self.engine.Act(request, timeout=5)
 
         self._clock_task = asyncio.create_task(ring())
+
+    def _watch_computer(self, thinking: bool) -> None:
+        """While the computer is to move, asks the AI service again after a long silence."""
+        if self._computer_task is not None:
+            self._computer_task.cancel()
+            self._computer_task = None
+        if not thinking:
+            return
+
+        async def nudge() -> None:
+            while True:
+                await asyncio.sleep(_COMPUTER_SILENCE)
+                log.warning("the computer's turn went silent; asking again", extra={"game": self.game_id})
+                await self._kick_computer()
+
+        self._computer_task = asyncio.create_task(nudge())
 
     async def _kick_computer(self) -> None:
         assert self.game_id is not None

@@ -22,7 +22,7 @@ SHARE_STRIDE = 1 << 32
 # the budget is spent playing out here.
 WORK_FRACTION = 0.85
 WAIT_FRACTION = 0.95
-PICKUP_FRACTION = 0.15
+PICKUP_FRACTION = 0.3
 POLL_SECONDS = 0.005
 
 

@@ -117,8 +117,6 @@ class AiService(ai_pb2_grpc.AiServicer):
             refusal = refusal_of(exc)
             # The game moved on (resigned, discarded, replaced): nothing left to play.
             log.info("computer turn stopped", extra={"game": game_id, "reason": refusal.reason})
-        except TimeoutError:
-            log.error("computer turn abandoned", extra={"game": game_id})
         except Exception:
             log.exception("computer turn failed", extra={"game": game_id})
         finally:
@@ -126,7 +124,20 @@ class AiService(ai_pb2_grpc.AiServicer):
 
     async def _think(self, record: bytes, level: str) -> Any:
         """Chooses the turn in a worker process. A worker that does not answer well past the
-        budget is replaced, so that one stuck process cannot stall every game."""
+        budget is replaced, so that one stuck process cannot stall every game, and the turn is
+        chosen again: by the same level on the new workers, and if that fails too, by Hard
+        in this process, so that the game goes on."""
+        try:
+            return await self._think_in_pool(record, level)
+        except TimeoutError:
+            pass
+        try:
+            return await self._think_in_pool(record, level)
+        except TimeoutError:
+            log.error("a turn failed twice in the worker processes; Hard chooses it", extra={"level": level})
+            return await asyncio.to_thread(choose_turn, record, "hard", self.config.expert_budget_seconds, False, 0.0)
+
+    async def _think_in_pool(self, record: bytes, level: str) -> Any:
         loop = asyncio.get_running_loop()
         call = loop.run_in_executor(
             self.executor,
@@ -141,8 +152,12 @@ class AiService(ai_pb2_grpc.AiServicer):
             return await asyncio.wait_for(call, timeout=self.config.expert_budget_seconds + THINK_GRACE_SECONDS)
         except TimeoutError:
             log.error("a turn took far too long; replacing the worker processes", extra={"level": level})
-            self.executor.shutdown(wait=False, cancel_futures=True)
+            stuck = self.executor
             self.executor = self.make_executor()
+            # shutdown() would wait on the stuck process forever; it has to be stopped.
+            for process in list(getattr(stuck, "_processes", {}).values()):
+                process.kill()
+            stuck.shutdown(wait=False, cancel_futures=True)
             raise
 
     async def ChooseTurn(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
