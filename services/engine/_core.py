@@ -832,6 +832,106 @@ class Position:
         self.journaling = was_journaling
         return total
 
+    @cython.cfunc
+    @cython.inline
+    def _threat(self, m: cython.int) -> cython.int:
+        """What a square ``m`` edges short is worth to the opponent's next turn, in 1/die of
+        its points: one short on every face, two short on most, more only now and then."""
+        if m <= 0:
+            return 0
+        if m == 1:
+            return self.die
+        if m > self.die:
+            return 0
+        return (self.die - m + 1) // (m - 1)
+
+    @cython.cfunc
+    def _exposure(
+        self,
+        q: cython.int,
+        after: cython.int,
+        cnt: cython.int[::1],
+        ol_start: cython.int[::1],
+        outline: cython.int[::1],
+    ) -> cython.int:
+        """How much finishing square ``q`` now (with ``after`` edges left then) hands the
+        opponent, in 1/die of points: the other squares its open edges bring closer, counted
+        by how much cheaper they become, unless they can still be finished this turn."""
+        st: cython.int[::1] = self.st
+        j: cython.int
+        k: cython.int
+        e: cython.int
+        r: cython.int
+        mr: cython.int
+        old: cython.int
+        total: cython.int = 0
+        for j in range(ol_start[q], ol_start[q + 1]):
+            e = outline[j]
+            if st[self.o_drawn + e] != 0:
+                continue
+            for k in range(self.on_start[e], self.on_start[e + 1]):
+                r = self.on_edge[k]
+                if r != q and st[self.o_status + r] == OPEN:
+                    cnt[r] += 1
+        for j in range(ol_start[q], ol_start[q + 1]):
+            e = outline[j]
+            if st[self.o_drawn + e] != 0:
+                continue
+            for k in range(self.on_start[e], self.on_start[e + 1]):
+                r = self.on_edge[k]
+                if cnt[r] == 0:
+                    continue
+                old = st[self.o_missing + r]
+                mr = old - cnt[r]
+                cnt[r] = 0
+                if mr <= after or not self._capturable(r):
+                    continue
+                total += (self._threat(mr) - self._threat(old)) * self.size[r] * self.size[r]
+        return total
+
+    @cython.cfunc
+    def _dice_target(
+        self,
+        left: cython.int,
+        cnt: cython.int[::1],
+        ol_start: cython.int[::1],
+        outline: cython.int[::1],
+    ) -> cython.int:
+        """The square to work on with ``left`` edges: the best net points per edge (its points
+        less what finishing it hands the opponent) among those finishable now; -1 for none."""
+        st: cython.int[::1] = self.st
+        q: cython.int
+        m: cython.int
+        cost: cython.int
+        value: cython.int
+        net: cython.int
+        best_q: cython.int = -1
+        best_cost: cython.int = 0
+        best_net: cython.int = 0
+        for q in range(self.s_count):
+            if st[self.o_status + q] != OPEN:
+                continue
+            m = st[self.o_missing + q]
+            # Squares not begun yet are left alone: their edges mostly serve the opponent.
+            if m > left or m >= 4 * self.size[q]:
+                continue
+            cost = m - 1 if self.free_capture else m
+            value = self.size[q] * self.size[q] * self.die
+            # Its points bound its net: skip it when even they cannot beat the best.
+            if best_q >= 0 and value * best_cost <= best_net * cost:
+                continue
+            if not self._capturable(q):
+                continue
+            net = value - self._exposure(q, left - cost, cnt, ol_start, outline)
+            if net <= 0:
+                continue
+            if best_q >= 0 and net * best_cost <= best_net * cost:
+                continue
+            best_q = q
+            best_cost = cost
+            best_net = net
+        return best_q
+
     def policy_playout(self, seed: cython.ulonglong, max_turns: cython.int = -1) -> None:
         """Plays on with a cheap version of the Hard player for both sides, until the game ends
         or ``max_turns`` more turns have begun. Dice: take a square one edge short; else work
@@ -861,6 +961,8 @@ class Position:
         best_harm: cython.int
         offset: cython.int
         stop_turn: cython.int = st[TURN] + max_turns
+        target: cython.int = -1
+        cnt: cython.int[::1] = array("i", bytes(4 * max(self.s_count, 1)))
         x: cython.ulonglong = (seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E5) & MASK64
         if x == 0:
             x = 0x2545F4914F6CDD1D
@@ -873,12 +975,24 @@ class Position:
                 break
             x = _next_random(x)
             if st[PHASE] == PHASE_ROLL:
+                target = -1
                 self._roll(cython.cast(cython.int, (x >> 11) % cython.cast(cython.ulonglong, self.die)) + 1)
                 continue
             left = st[EDGES_LEFT] if self.die > 0 else 1
-            # Squares: take one edge short, else the best points per edge finishable now.
-            best_q = -1
-            for q in range(self.s_count):
+            if self.die > 0:
+                # Keep working on the square begun until it is finished.
+                if (
+                    target >= 0
+                    and st[self.o_status + target] == OPEN
+                    and st[self.o_missing + target] <= left
+                ):
+                    best_q = target
+                else:
+                    best_q = self._dice_target(left, cnt, ol_start, outline)
+                    target = best_q
+            else:
+                best_q = -1
+            for q in range(self.s_count if self.die == 0 else 0):
                 if st[self.o_status + q] != OPEN:
                     continue
                 m = st[self.o_missing + q]
@@ -904,6 +1018,7 @@ class Position:
                 continue
             if self.die > 0 and st[DRAWN_THIS_TURN] > 0:
                 self._pass_turn()
+                target = -1
                 continue
             # The edge that helps the opponent least, from a random starting point.
             n_open = 0
@@ -922,10 +1037,16 @@ class Position:
                     if st[self.o_status + q] != OPEN:
                         continue
                     m = st[self.o_missing + q]
-                    if m == 2:
-                        harm += 64 * self.size[q] * self.size[q]
-                    elif m == 3 and self.die > 1:
-                        harm += self.size[q] * self.size[q]
+                    if self.die == 0:
+                        if m == 2:
+                            harm += 64 * self.size[q] * self.size[q]
+                    elif self._capturable(q):
+                        # How much cheaper it makes the square for the opponent, then (least)
+                        # whether it touches a square at all: dead edges first.
+                        if m == 2:
+                            harm += 64 * self.size[q] * self.size[q]
+                        elif m == 3 and self.die > 1:
+                            harm += self.size[q] * self.size[q]
                 if harm < best_harm:
                     best_harm = harm
                     best_e = e
