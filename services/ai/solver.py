@@ -7,8 +7,11 @@ Both work on the engine core's ``Position`` (a ``Game``'s ``.position``) and nev
   perfect play; the line is one best turn (every capture, then the line that passes the turn or
   ends the game). Alpha-beta with a transposition table kept between calls, the capture rules of
   the literature and exact chain/loop leaves (``chains``); the search itself is ``_solver``.
-- ``best_dice_turn``: expectimax over the die for dice games, on the engine's own ``draw`` and
-  ``undo``, so every overlap rule (and chain_reaction's free captures) scores exactly as in play.
+- ``best_dice_turn``: expectimax over the die for dice games. Where what a line scores depends
+  on the drawn lines alone (1x1 boxes, or the independent rule) it fills a ``DiceTable`` (every
+  set of drawn lines, from the full set down: 15 open lines of Classic in 6 ms, 20 in 0.3 s);
+  otherwise it searches on the engine's own ``draw`` and ``undo`` (``DiceSearch``), so every
+  overlap rule scores exactly as in play. Both honour chain_reaction's free captures.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any
 from boxedin.engine.board import geometry
 from boxedin.engine.rules import MODES, Overlap, RuleSet
 
+from ._dice_table import DiceTable
 from ._solver import DiceSearch, StandardSearch
 
 Position = Any  # the core's Position (compiled or plain Python); it has no static type
@@ -32,6 +36,9 @@ _HEADER = 8
 _PRESET_SIZES: tuple[tuple[int, ...], ...] = ((1,), (1, 2), (1, 2, 3))
 # Dice positions with more open lines than this could never be searched exactly.
 _DICE_EDGE_LIMIT = 54
+# The most values a ``DiceTable`` may hold (8 bytes each): (faces + 1) per set of drawn lines.
+# 2**23 is 64 MB: 20 open lines with a d6, 19 with a d8 to d12.
+_TABLE_CELLS = 1 << 23
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,9 +235,48 @@ def best_dice_turn(
     if position.open_edges > _DICE_EDGE_LIMIT:
         raise ValueError(f"exact dice play is for small positions, not {position.open_edges} open lines")
     faces, simple = _die_of(position, rules, die)
+    if simple and (faces + 1) << position.open_edges <= _TABLE_CELLS:
+        return _table_turn(position, faces, rules, deadline)
     search = DiceSearch(position.copy(), faces, simple)
     found = search.best_turn(deadline or 0.0)
     if found is None:
         return None
     value, edges = found
     return DiceTurn(float(value), float(now + value), tuple(int(e) for e in edges))
+
+
+def dice_table(position: Position, faces: int, rules: RuleSet | None = None) -> tuple[DiceTable, list[int]]:
+    """The (unsolved) ``DiceTable`` of a position whose scoring depends on the drawn lines alone,
+    and the engine's edge id of each of its root lines."""
+    boxes, sizes = board_shape(position, rules)
+    geo = geometry(boxes, sizes)
+    lines = list(position.open_edge_list())
+    index = {e: i for i, e in enumerate(lines)}
+    start = [0]
+    need: list[int] = []
+    points: list[int] = []
+    for e in lines:
+        for q in geo.squares_on(e):
+            if not position.capturable(q):
+                continue
+            mask = 0
+            for f in geo.outline_ids(q):
+                if position.drawn_by(f) == 0:
+                    mask |= 1 << index[f]
+            need.append(mask)
+            points.append(geo.square_size[q] ** 2)
+        start.append(len(need))
+    return DiceTable(len(lines), faces, position.capturing_edge_free, start, need, points), lines
+
+
+def _table_turn(position: Position, faces: int, rules: RuleSet | None, deadline: float | None) -> DiceTurn | None:
+    me = position.to_move
+    now = position.score(me) - position.score(1 - me)
+    table, lines = dice_table(position, faces, rules)
+    if not table.solve(deadline or 0.0):
+        return None
+    if position.phase == 0:
+        value = table.roll_value(0)
+        return DiceTurn(value, now + value, ())
+    value, plan, _ = table.best_lines(0, position.edges_left, position.drawn_this_turn > 0)
+    return DiceTurn(value, now + value, tuple(lines[i] for i in plan))

@@ -602,6 +602,11 @@ class Position:
         return self.st[OPEN_EDGES]
 
     @property
+    def capturing_edge_free(self) -> bool:
+        """chain_reaction's rule: an edge that captures does not count against the roll."""
+        return self.free_capture
+
+    @property
     def turn(self) -> int:
         return self.st[TURN]
 

@@ -473,7 +473,7 @@ def test_dice_shape_and_die_inference() -> None:
 
 
 def test_dice_deadline_gives_up() -> None:
-    pos = random_position(MODES["classic"].rules, 18, random.Random(4))
+    pos = random_position(MODES["classic"].rules, 20, random.Random(4))
     if pos.phase == 0:
         pos.roll(6)
     assert best_dice_turn(pos, deadline=time.perf_counter() + 0.02) is None
