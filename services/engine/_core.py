@@ -117,6 +117,10 @@ class Position:
     events: list
     done: cython.int[::1]  # squares completed by the edge being drawn
     open_list: cython.int[::1]  # a playout's open edges
+    # Set by ``_exposure``: the squares that finishing its square leaves one edge short while
+    # edges are left to take them too (the start of a chain), their points and the edges needed.
+    chain_points: cython.int
+    chain_edges: cython.int
 
     def __init__(
         self,
@@ -870,6 +874,9 @@ class Position:
         mr: cython.int
         old: cython.int
         total: cython.int = 0
+        hands_over: cython.bint = False
+        self.chain_points = 0
+        self.chain_edges = 0
         for j in range(ol_start[q], ol_start[q + 1]):
             e = outline[j]
             if st[self.o_drawn + e] != 0:
@@ -889,9 +896,21 @@ class Position:
                 old = st[self.o_missing + r]
                 mr = old - cnt[r]
                 cnt[r] = 0
-                if mr <= after or not self._capturable(r):
+                if not self._capturable(r):
                     continue
+                if mr <= after:
+                    if mr == 1 and self.chain_edges < after:
+                        # Taken next, one edge each (none with free captures).
+                        self.chain_points += self.size[r] * self.size[r]
+                        self.chain_edges += 0 if self.free_capture else 1
+                    continue
+                if mr == 1 and after == 0 and st[self.o_missing + q] > 1:
+                    # It would end the turn with a square one edge short, and often a chain
+                    # behind it: like Hard, the playout does not start what ends that way.
+                    hands_over = True
                 total += (self._threat(mr) - self._threat(old)) * self.size[r] * self.size[r]
+        if hands_over:
+            return 1 << 28
         return total
 
     @cython.cfunc
@@ -903,7 +922,8 @@ class Position:
         outline: cython.int[::1],
     ) -> cython.int:
         """The square to work on with ``left`` edges: the best net points per edge (its points
-        less what finishing it hands the opponent) among those finishable now; -1 for none."""
+        less what finishing it hands the opponent, plus the squares it leaves one edge short that
+        this turn can take next, as in a chain) among those finishable now; -1 for none."""
         st: cython.int[::1] = self.st
         q: cython.int
         m: cython.int
@@ -922,14 +942,13 @@ class Position:
                 continue
             cost = m - 1 if self.free_capture else m
             value = self.size[q] * self.size[q] * self.die
-            # Its points bound its net: skip it when even they cannot beat the best.
-            if best_q >= 0 and value * best_cost <= best_net * cost:
-                continue
             if not self._capturable(q):
                 continue
             net = value - self._exposure(q, left - cost, cnt, ol_start, outline)
             if net <= 0:
                 continue
+            net += self.chain_points * self.die
+            cost += self.chain_edges
             if best_q >= 0 and net * best_cost <= best_net * cost:
                 continue
             best_q = q
@@ -940,7 +959,9 @@ class Position:
     def policy_playout(self, seed: cython.ulonglong, max_turns: cython.int = -1) -> None:
         """Plays on with a cheap version of the Hard player for both sides, until the game ends
         or ``max_turns`` more turns have begun. Dice: take a square one edge short; else work
-        on the square with the best points per edge that can be finished with the edges left;
+        on the square with the best net points per edge that can be finished with the edges left
+        (a chain's first square counts the squares it lets the turn take next; a square whose
+        finish would end the turn with another one edge short is left alone);
         else end the turn, or (first edge) draw the edge that leaves the fewest squares one and
         then two edges short. Without a die: take, else the safest line. Nothing it does can be
         taken back."""
