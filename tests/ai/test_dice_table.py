@@ -12,7 +12,7 @@ from test_solver import check_dice, dice_cases, fresh, random_position
 from boxedin.ai._solver import DiceSearch
 from boxedin.ai.context import PlanContext
 from boxedin.ai.solver import best_dice_turn, dice_table
-from boxedin.ai.solver_link import EXACT_OPEN_EDGES, exact_dice_turn
+from boxedin.ai.solver_link import EXACT_OPEN_EDGES, exact_dice_applies, exact_dice_turn
 from boxedin.engine.board import geometry
 from boxedin.engine.rules import MODES, Overlap, RuleSet
 
@@ -106,3 +106,22 @@ def test_table_needs_open_lines_and_a_die() -> None:
         type(table)(0, 6, False, [0], [], [])
     with pytest.raises(ValueError):
         type(table)(4, 0, False, [0] * 5, [], [])
+
+
+def _applies(rules: RuleSet, open_lines: int) -> bool:
+    ctx = PlanContext(rules=rules, geo=geometry(rules.boxes, rules.sizes), seed="t", moves_before=0)
+    return exact_dice_applies(ctx, open_lines)
+
+
+def test_where_expert_plays_exactly() -> None:
+    # The rule book's 14 open lines in every 1x1 dice mode but chain_reaction, and in the larger
+    # modes under independent; earlier where the table is small (18 lines with a d6, 17 above).
+    assert _applies(MODES["classic"].rules, EXACT_OPEN_EDGES)
+    assert _applies(MODES["classic"].rules, 18) and not _applies(MODES["classic"].rules, 19)
+    assert _applies(MODES["marathon"].rules, 17) and not _applies(MODES["marathon"].rules, 18)
+    assert not _applies(MODES["chain_reaction"].rules, 10)
+    assert not _applies(MODES["standard"].rules, 10)
+    big = MODES["big_squares"].rules
+    assert _applies(big, 10)  # Big Squares starts on independent
+    assert _applies(RuleSet(big.boxes, big.die, big.sizes, Overlap.INDEPENDENT), 17)
+    assert not _applies(RuleSet(big.boxes, big.die, big.sizes, Overlap.CONSUME), 10)
