@@ -11,6 +11,7 @@ ranges and add the statistics up.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,9 @@ class CandidateStats:
     total_sq: float = 0.0
     wins: int = 0
     losses: int = 0
+    # The sum over playouts of this candidate's value times the first candidate's on the same
+    # dice: with it, how far a candidate differs from the first one has a standard error.
+    cross: float = 0.0
 
     @property
     def mean(self) -> float:
@@ -44,7 +48,18 @@ class CandidateStats:
             self.total_sq + other.total_sq,
             self.wins + other.wins,
             self.losses + other.losses,
+            self.cross + other.cross,
         )
+
+    def gain_over(self, first: CandidateStats) -> tuple[float, float]:
+        """(mean of this candidate minus the first's, its standard error): playout j of both ran
+        on the same dice, so the error is that of the paired differences."""
+        n = self.playouts
+        if n == 0 or first.playouts != n:
+            return float("-inf"), 0.0
+        gain = (self.total - first.total) / n
+        spread = (self.total_sq - 2 * self.cross + first.total_sq) / n - gain * gain
+        return gain, math.sqrt(max(spread, 0.0) / n)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -54,6 +69,7 @@ class CandidateStats:
             "losses": self.losses,
             "total": self.total,
             "total_sq": self.total_sq,
+            "cross": self.cross,
         }
 
 
@@ -89,25 +105,29 @@ def evaluate_candidates(
     me = pos.to_move
     seeds = [playout_seed(seed, j) for j in range(first_playout, first_playout + playouts)]
     results = []
+    first_values: list[float] = []
     for candidate in candidates:
         start = pos.copy()
         for edge in candidate:
             start.draw(edge)
         if not start.over and start.to_move == me and die:
             start.end_turn()
-        total = total_sq = 0.0
+        total = total_sq = cross = 0.0
         wins = losses = 0
-        for j in range(first_playout, first_playout + playouts):
+        for j in range(playouts):
             run = start.copy()
-            run.policy_playout(seeds[j - first_playout], -1 if horizon is None else horizon)
+            run.policy_playout(seeds[j], -1 if horizon is None else horizon)
             value = float(run.margin(me))
             if horizon is not None and not run.over:
                 value += score_cut_playout(run, me, die)
+            if not results:
+                first_values.append(value)
             total += value
             total_sq += value * value
+            cross += value * first_values[j]
             wins += value > 0
             losses += value < 0
-        results.append(CandidateStats(playouts, total, total_sq, wins, losses))
+        results.append(CandidateStats(playouts, total, total_sq, wins, losses, cross))
     return results
 
 

@@ -8,7 +8,9 @@ and every double-cross (declining the last two boxes of a chain, or the last fou
 Exact endgames come from ``boxedin.ai.solver`` when it is installed and the position is small.
 
 The evaluation (``evaluation.evaluate_candidates``) runs in batches until the time budget is
-spent; each batch is deterministic, so only how many batches fit depends on the clock.
+spent; each batch is deterministic, so only how many batches fit depends on the clock. In dice
+games another candidate replaces Hard's turn only when its gain (paired over the same dice) is
+more than a standard error: the best of ten noisy means is often just the luckiest.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from .hard import Hard, hard_dice_steps, opening_cost, quiet_steps, square_steps
 from .solver_link import exact_dice_turn, exact_standard_line
 
 MAX_DICE_CANDIDATES = 10
+# Dice games: how many standard errors a candidate must gain over Hard's turn to replace it.
+DICE_CAUTION = 1.0
 ALTERNATIVE_WIDTH = 3  # Hard's planning width for the rest of an alternative turn
 MAX_SAFE_LINES = 16
 MAX_OPENINGS = 6
@@ -108,9 +112,21 @@ def standard_candidates(pos: Position, ctx: PlanContext) -> list[tuple[int, ...]
     return dedupe(found)
 
 
-def best_candidate(totals: Sequence[CandidateStats]) -> int:
-    """The candidate with the best mean; among equals the first (in dice games Hard's turn)."""
-    return max(range(len(totals)), key=lambda i: (totals[i].mean, -i))
+def best_candidate(totals: Sequence[CandidateStats], caution: float = 0.0) -> int:
+    """The candidate with the best mean; among equals the first (in dice games Hard's turn).
+
+    With ``caution`` > 0 another candidate must beat the first by that many standard errors of
+    the difference to be chosen, and the one whose gain is surest wins: the best of many noisy
+    means is more often lucky than best, and the first candidate is a sound turn already."""
+    if caution <= 0:
+        return max(range(len(totals)), key=lambda i: (totals[i].mean, -i))
+    best, best_bound = 0, 0.0
+    for i in range(1, len(totals)):
+        gain, error = totals[i].gain_over(totals[0])
+        bound = gain - caution * error
+        if bound > best_bound:
+            best, best_bound = i, bound
+    return best
 
 
 def choose(
@@ -118,14 +134,16 @@ def choose(
     candidates: list[tuple[int, ...]],
     ctx: PlanContext,
     horizon: int | None,
+    caution: float = 0.0,
 ) -> tuple[int, ...]:
-    """Evaluates the candidates in batches until the budget is spent; the best mean wins."""
+    """Evaluates the candidates in batches until the budget is spent; the best mean wins (see
+    ``best_candidate`` for ``caution``)."""
     totals = [CandidateStats() for _ in candidates]
     seed = ctx.rng.getrandbits(63)
     if ctx.evaluate is not None:
         seconds = max(0.0, ctx.deadline - time.perf_counter())
         totals = ctx.evaluate(pos, candidates, seed, horizon, seconds)
-        return candidates[best_candidate(totals)]
+        return candidates[best_candidate(totals, caution)]
     batch = 4
     done = 0
     # Leave room for the last batch: stop when another one would likely overrun.
@@ -143,7 +161,7 @@ def choose(
             break
         if spent < 0.02:
             batch *= 2
-    return candidates[best_candidate(totals)]
+    return candidates[best_candidate(totals, caution)]
 
 
 class Expert:
@@ -161,6 +179,7 @@ class Expert:
                 return list(line)
             candidates = standard_candidates(pos, ctx)
             horizon = None
+            caution = 0.0
         else:
             turn = exact_dice_turn(pos, ctx)
             if turn is not None:
@@ -168,8 +187,9 @@ class Expert:
             candidates = dice_candidates(pos, ctx)
             cut = ctx.rules.boxes in CUT_BOARDS and pos.open_edges > CUT_OPEN_EDGES
             horizon = CUT_TURNS if cut else None
+            caution = DICE_CAUTION
         if not candidates:
             return self.hard.plan(pos, ctx)
         if len(candidates) == 1:
             return list(candidates[0])
-        return list(choose(pos, candidates, ctx, horizon))
+        return list(choose(pos, candidates, ctx, horizon, caution))

@@ -113,4 +113,6 @@ def evaluate_for(
 
 
 def stats_from_json(raw: dict[str, Any]) -> CandidateStats:
-    return CandidateStats(raw["playouts"], raw["total"], raw["total_sq"], raw["wins"], raw["losses"])
+    return CandidateStats(
+        raw["playouts"], raw["total"], raw["total_sq"], raw["wins"], raw["losses"], raw["cross"]
+    )

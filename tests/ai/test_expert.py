@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from boxedin.ai.context import PlanContext
-from boxedin.ai.evaluation import evaluate_candidates
-from boxedin.ai.expert import Expert, _declines, dice_candidates, standard_candidates
+from boxedin.ai.evaluation import CandidateStats, evaluate_candidates
+from boxedin.ai.expert import Expert, _declines, best_candidate, dice_candidates, standard_candidates
 from boxedin.ai.turn import take_turn
 from boxedin.engine.game import Game
 
@@ -44,6 +44,35 @@ def test_batches_add_up_to_one_evaluation():
     ]
     summed = [a + b for a, b in zip(*halves, strict=True)]
     assert [s.total for s in summed] == [s.total for s in whole]
+    assert [s.cross for s in summed] == [s.cross for s in whole]
+
+
+def stats(values: list[float], first: list[float]) -> CandidateStats:
+    return CandidateStats(
+        len(values),
+        sum(values),
+        sum(v * v for v in values),
+        sum(v > 0 for v in values),
+        sum(v < 0 for v in values),
+        sum(v * f for v, f in zip(values, first, strict=True)),
+    )
+
+
+def test_gain_over_the_first_candidate_is_paired():
+    first = [3.0, -1.0, 3.0, -1.0]
+    same_dice = stats([4.0, 0.0, 4.0, 0.0], first)  # one point better on every playout
+    gain, error = same_dice.gain_over(stats(first, first))
+    assert (gain, error) == (1.0, 0.0)
+
+
+def test_caution_keeps_hards_turn_unless_the_gain_is_sure():
+    first = [0.0, 0.0, 0.0, 0.0]
+    lucky = stats([8.0, -4.0, 8.0, -4.0], first)  # mean +2, standard error 3
+    sure = stats([1.0, 1.0, 1.0, 1.0], first)  # +1 on every playout
+    totals = [stats(first, first), lucky, sure]
+    assert best_candidate(totals) == 1  # the best mean
+    assert best_candidate(totals, caution=1.0) == 2  # the surest gain
+    assert best_candidate(totals[:2], caution=1.0) == 0  # nothing sure: the first candidate
 
 
 def test_a_transcript_is_as_good_as_a_position():
