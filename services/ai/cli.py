@@ -13,6 +13,7 @@ from boxedin.engine.dice import Dice, normalise_seed
 from boxedin.engine.game import Game
 from boxedin.engine.replay import TranscriptError, parse_json, play_transcript, read_transcript_file
 
+from . import bench
 from .levels import LEVELS
 from .turn import take_turn
 
@@ -64,3 +65,4 @@ def register(subparsers: Any) -> None:
     turn.add_argument("--budget", type=positive_seconds, default=0.7, help="Expert's seconds a turn")
     turn.add_argument("file", metavar="FILE", help="the transcript, or - for standard input")
     turn.set_defaults(handler=run)
+    bench.register(commands)
