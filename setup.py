@@ -10,6 +10,7 @@ from setuptools import Extension, setup
 COMPILED_MODULES = {
     "boxedin.engine._core": "services/engine/_core.py",
     "boxedin.ai._solver": "services/ai/_solver.py",
+    "boxedin.ai._dice_search": "services/ai/_dice_search.py",
     "boxedin.ai._dice_table": "services/ai/_dice_table.py",
 }
 

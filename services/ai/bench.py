@@ -44,7 +44,7 @@ def _seconds(solve: Any) -> float:
 
 def bench_exact(games: int, baseline_up_to: int) -> list[dict[str, Any]]:
     # Imported here: ``boxedin ai turn`` must work without the compiled solver.
-    from ._solver import DiceSearch
+    from ._dice_search import DiceSearch
     from .solver import dice_table
 
     rules = MODES["classic"].rules

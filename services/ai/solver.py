@@ -24,8 +24,9 @@ from typing import Any
 from boxedin.engine.board import geometry
 from boxedin.engine.rules import MODES, Overlap, RuleSet
 
+from ._dice_search import DiceSearch
 from ._dice_table import DiceTable
-from ._solver import DiceSearch, StandardSearch
+from ._solver import StandardSearch
 
 Position = Any  # the core's Position (compiled or plain Python); it has no static type
 

@@ -9,7 +9,7 @@ import time
 import pytest
 from test_solver import check_dice, dice_cases, fresh, random_position
 
-from boxedin.ai._solver import DiceSearch
+from boxedin.ai._dice_search import DiceSearch
 from boxedin.ai.context import PlanContext
 from boxedin.ai.solver import best_dice_turn, dice_table
 from boxedin.ai.solver_link import EXACT_OPEN_EDGES, exact_dice_applies, exact_dice_turn
