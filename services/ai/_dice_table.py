@@ -137,6 +137,7 @@ class DiceTable:
                 child = mask | _bit(i)
                 gain = self._gain(i, child)
                 for left in range(1, die + 1):
+                    # ``_choice`` written out on local views: this loop is the table's whole cost.
                     if child == self.full:
                         v = gain
                     elif self.free and gain > 0:
