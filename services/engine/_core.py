@@ -865,7 +865,9 @@ class Position:
     ) -> cython.int:
         """How much finishing square ``q`` now (with ``after`` edges left then) hands the
         opponent, in 1/die of points: the other squares its open edges bring closer, counted
-        by how much cheaper they become, unless they can still be finished this turn."""
+        by how much cheaper they become, unless they can still be finished this turn (those
+        left one edge short go to ``chain_points``/``chain_edges``). Prohibitive (1 << 28) when
+        it would end the turn with a square one edge short."""
         st: cython.int[::1] = self.st
         j: cython.int
         k: cython.int
