@@ -992,8 +992,13 @@ class Position:
         target: cython.int = -1
         cnt: cython.int[::1] = array("i", bytes(4 * max(self.s_count, 1)))
         x: cython.ulonglong = (seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E5) & MASK64
+        # The dice have a stream of their own: the k-th roll of a playout is the same whatever
+        # was drawn before it, so candidate turns compared on one seed meet the same dice.
+        dice: cython.ulonglong = (seed * 0xD1B54A32D192ED03 + 0x8CB92BA72F3D8DD7) & MASK64
         if x == 0:
             x = 0x2545F4914F6CDD1D
+        if dice == 0:
+            dice = 0x2545F4914F6CDD1D
         self.journaling = False
         self.recording = False
         self.marks = []
@@ -1001,11 +1006,12 @@ class Position:
         while st[PHASE] != PHASE_OVER:
             if max_turns >= 0 and st[TURN] >= stop_turn:
                 break
-            x = _next_random(x)
             if st[PHASE] == PHASE_ROLL:
                 target = -1
-                self._roll(cython.cast(cython.int, (x >> 11) % cython.cast(cython.ulonglong, self.die)) + 1)
+                dice = _next_random(dice)
+                self._roll(cython.cast(cython.int, (dice >> 11) % cython.cast(cython.ulonglong, self.die)) + 1)
                 continue
+            x = _next_random(x)
             left = st[EDGES_LEFT] if self.die > 0 else 1
             if self.die > 0:
                 # Keep working on the square begun until it is finished.

@@ -47,6 +47,25 @@ def test_batches_add_up_to_one_evaluation():
     assert [s.cross for s in summed] == [s.cross for s in whole]
 
 
+def test_candidates_of_different_lengths_meet_the_same_dice():
+    # The playouts' dice have a stream of their own, so a candidate that draws one line more
+    # still meets the same rolls: the paired spread of two candidates is well below what two
+    # unrelated sets of playouts would show (with one stream for dice and choices it was not).
+    game = rolled("classic", moves=12)
+    pos = game.position
+    [hard, *_] = dice_candidates(pos.copy(), context(game))
+    quiet = [e for e in pos.open_edge_list() if e not in hard and pos.new_shorts(e) == 0]
+    candidates = [hard, (*hard, quiet[0])] if len(hard) < pos.edges_left else [hard, hard[:1]]
+    first, other = evaluate_candidates(pos, candidates, playouts=300, seed=8, die=6)
+    _, paired = other.gain_over(first)
+
+    def variance(s: CandidateStats) -> float:
+        return s.total_sq / s.playouts - s.mean**2
+
+    unpaired = ((variance(first) + variance(other)) / 300) ** 0.5
+    assert paired < 0.7 * unpaired
+
+
 def stats(values: list[float], first: list[float]) -> CandidateStats:
     return CandidateStats(
         len(values),
