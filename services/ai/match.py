@@ -2,7 +2,8 @@
 error and a JSON summary on standard output (from side A's point of view: wins, losses, ties,
 mean margin; think time per turn, mean and p95, for each side).
 
-Games 2k and 2k+1 use the same dice seed with the seats swapped, so luck evens out in pairs.
+Games 2k and 2k+1 use the same dice seed with the seats swapped, so luck evens out in pairs;
+``margin_se`` (the standard error of the mean margin) counts each pair as one sample.
 """
 
 from __future__ import annotations
@@ -86,6 +87,17 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, math.ceil(p / 100 * len(ordered)) - 1))]
 
 
+def margin_standard_error(margins: list[int]) -> float | None:
+    """The standard error of the mean margin. Games 2k and 2k+1 share their dice, so they are
+    not independent: the pair (its mean margin) is the unit; None below two pairs."""
+    pairs = [sum(margins[i : i + 2]) / len(margins[i : i + 2]) for i in range(0, len(margins), 2)]
+    if len(pairs) < 2:
+        return None
+    mean = sum(pairs) / len(pairs)
+    variance = sum((p - mean) ** 2 for p in pairs) / (len(pairs) - 1)
+    return math.sqrt(variance / len(pairs))
+
+
 def summarise(spec: MatchSpec, results: list[GameResult]) -> dict[str, Any]:
     margins = [r.margin_a for r in results]
     times = {
@@ -102,6 +114,7 @@ def summarise(spec: MatchSpec, results: list[GameResult]) -> dict[str, Any]:
         "losses": sum(m < 0 for m in margins),
         "ties": sum(m == 0 for m in margins),
         "mean_margin": sum(margins) / len(margins) if margins else 0.0,
+        "margin_se": margin_standard_error(margins),
         "think_time": {
             side: {
                 "turns": len(ts),

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from boxedin.ai.cli import ai_turn
-from boxedin.ai.match import MatchSpec, play_game, summarise
+from boxedin.ai.match import MatchSpec, margin_standard_error, play_game, summarise
 from boxedin.cli import main
 from boxedin.engine.replay import replay_transcript
 
@@ -104,6 +104,16 @@ def test_seats_alternate_and_the_summary_counts_from_a():
     summary = summarise(spec, results)
     assert summary["games"] == 2
     assert summary["mean_margin"] == sum(r.margin_a for r in results) / 2
+    assert summary["margin_se"] is None  # one pair of games: no spread to measure
+
+
+def test_the_margins_standard_error_counts_pairs_of_games():
+    # Pairs share their dice: (4, -2) and (0, 2) have means 1 and 1, so no spread at all.
+    assert margin_standard_error([4, -2, 0, 2]) == 0.0
+    # Pair means 3 and -1: standard deviation 2*sqrt(2), over two pairs: 2.
+    assert margin_standard_error([3, 3, -1, -1]) == pytest.approx(2.0)
+    # An odd game out is a pair of its own.
+    assert margin_standard_error([1, 1, 5]) == pytest.approx(2.0)
 
 
 def test_ai_bench_prints_the_table_against_the_general_search(capsys):
