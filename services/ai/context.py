@@ -30,8 +30,9 @@ class PlanContext:
     budget: float = 0.7
     started: float = field(default_factory=time.perf_counter)
     # Expert's evaluation of candidate turns, when somebody else runs it (the AI service hands
-    # it to a Celery pool): (position, candidates, seed, horizon, seconds) -> statistics, one
-    # per candidate. None: Expert evaluates in-process.
+    # it to a Celery pool): (position, candidates, seed, horizon, seconds, replies) ->
+    # statistics, one per candidate (``evaluation.evaluate_candidates`` says what replies are).
+    # None: Expert evaluates in-process.
     evaluate: Any = None
 
     @property

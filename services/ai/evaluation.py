@@ -79,6 +79,9 @@ def playout_seed(seed: int, index: int) -> int:
     return int.from_bytes(digest, "big") & MASK64
 
 
+Replies = Sequence[Sequence[Sequence[int]]]
+
+
 def evaluate_candidates(
     position: Position | Mapping[str, Any],
     candidates: Sequence[Sequence[int]],
@@ -88,13 +91,17 @@ def evaluate_candidates(
     die: int | None = None,
     horizon: int | None = None,
     first_playout: int = 0,
+    replies: Replies | None = None,
 ) -> list[CandidateStats]:
     """Plays every candidate turn (edge ids, from ``position`` with the die rolled; the turn
     ends after them) out ``playouts`` times and returns statistics, one per candidate.
 
     ``position``: a core Position, or a transcript (replay format) that stops where the turn's
     edges begin (``die`` is then read from its mode). ``horizon``: playouts stop after that many
-    turns and are scored by ``score_cut_playout``; None plays to the end.
+    turns and are scored by ``score_cut_playout``; None plays to the end. ``replies`` (dice
+    games): the opponent's next turn after each candidate for every face of the die,
+    ``replies[c][face - 1]`` its lines; each playout's value is then the mean over the faces, so
+    the luck of that roll is gone from the comparison.
     """
     if isinstance(position, Mapping):
         game = play_transcript(dict(position))
@@ -102,33 +109,69 @@ def evaluate_candidates(
         die = game.rules.die
     else:
         pos = position.copy()
+    if replies is not None:
+        _check_replies(replies, len(candidates), die)
     me = pos.to_move
     seeds = [playout_seed(seed, j) for j in range(first_playout, first_playout + playouts)]
     results = []
     first_values: list[float] = []
-    for candidate in candidates:
+    for c, candidate in enumerate(candidates):
         start = pos.copy()
         for edge in candidate:
             start.draw(edge)
         if not start.over and start.to_move == me and die:
             start.end_turn()
-        total = total_sq = cross = 0.0
-        wins = losses = 0
-        for j in range(playouts):
-            run = start.copy()
-            run.policy_playout(seeds[j], -1 if horizon is None else horizon)
-            value = float(run.margin(me))
-            if horizon is not None and not run.over:
-                value += score_cut_playout(run, me, die)
-            if not results:
-                first_values.append(value)
-            total += value
-            total_sq += value * value
-            cross += value * first_values[j]
-            wins += value > 0
-            losses += value < 0
-        results.append(CandidateStats(playouts, total, total_sq, wins, losses, cross))
+        leaves = [start] if replies is None or start.over else _after_replies(start, replies[c])
+        # The reply is the first of the ``horizon`` turns.
+        turns = -1 if horizon is None else max(0, horizon - (len(leaves) > 1))
+        values = [0.0] * playouts
+        for leaf in leaves:
+            for j in range(playouts):
+                run = leaf.copy()
+                run.policy_playout(seeds[j], turns)
+                value = float(run.margin(me))
+                if horizon is not None and not run.over:
+                    value += score_cut_playout(run, me, die)
+                values[j] += value / len(leaves)
+        if not results:
+            first_values = values
+        results.append(
+            CandidateStats(
+                playouts,
+                sum(values),
+                sum(v * v for v in values),
+                sum(v > 0 for v in values),
+                sum(v < 0 for v in values),
+                sum(v * f for v, f in zip(values, first_values, strict=True)),
+            )
+        )
     return results
+
+
+def _check_replies(replies: Replies, candidates: int, die: int | None) -> None:
+    if not die:
+        raise ValueError("replies are for dice games: one per face of the die")
+    if len(replies) != candidates or any(len(faces) != die for faces in replies):
+        raise ValueError(f"replies need one list per candidate ({candidates}) and per face (d{die})")
+
+
+def _after_replies(start: Position, faces: Sequence[Sequence[int]]) -> list[Position]:
+    """The positions after the opponent rolls each face and draws its reply, turn ended."""
+    opponent = start.to_move
+    leaves = []
+    for face, reply in enumerate(faces, start=1):
+        leaf = start.copy()
+        leaf.roll(face)
+        if not reply:
+            raise ValueError(f"the reply to face {face} draws no line: a turn draws at least one")
+        for edge in reply:
+            if leaf.over or leaf.to_move != opponent or edge not in set(leaf.open_edge_list()):
+                raise ValueError(f"the reply to face {face} draws line {edge} where it cannot be drawn")
+            leaf.draw(edge)
+        if not leaf.over and leaf.to_move == opponent:
+            leaf.end_turn()
+        leaves.append(leaf)
+    return leaves
 
 
 def score_cut_playout(run: Position, me: int, die: int | None) -> float:

@@ -9,8 +9,11 @@ Exact endgames come from ``boxedin.ai.solver`` when it is installed and the posi
 
 The evaluation (``evaluation.evaluate_candidates``) runs in batches until the time budget is
 spent; each batch is deterministic, so only how many batches fit depends on the clock. In dice
-games another candidate replaces Hard's turn only when its gain (paired over the same dice) is
-more than a standard error: the best of ten noisy means is often just the luckiest.
+games the opponent's next turn is not left to the playouts' cheap policy: Hard plays it after
+every candidate on every face of the die, and each playout averages the faces (where Hard is
+too slow for that, on big boards, the playouts start at the opponent's roll instead). Another
+candidate replaces Hard's turn only when its gain (paired over the same dice) is more than a
+standard error: the best of ten noisy means is often just the luckiest.
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ DICE_CAUTION = 1.0
 ALTERNATIVE_WIDTH = 3  # Hard's planning width for the rest of an alternative turn
 MAX_SAFE_LINES = 16
 MAX_OPENINGS = 6
+# Dice games: the share of the budget Hard's replies to the candidates may take (about a tenth
+# in Classic); where they take longer (Hard is slower on big boards) the playouts do without.
+REPLY_SHARE = 0.35
 CUT_BOARDS = (9, 11)  # boxes per side of the 10x10- and 12x12-dot boards
 CUT_OPEN_EDGES = 120
 CUT_TURNS = 8
@@ -129,6 +135,41 @@ def best_candidate(totals: Sequence[CandidateStats], caution: float = 0.0) -> in
     return best
 
 
+def hard_replies(
+    pos: Position, candidates: list[tuple[int, ...]], ctx: PlanContext, seed: int, deadline: float
+) -> list[list[tuple[int, ...]]] | None:
+    """Hard's turn after each candidate on every face of the die, ``[candidate][face - 1]``:
+    the opponent's next turn as Hard would play it; None if it is not ready by ``deadline``."""
+    me = pos.to_move
+    die = ctx.rules.die or 0
+    began = time.perf_counter()
+    found = []
+    for candidate in candidates:
+        start = pos.copy()
+        for edge in candidate:
+            start.draw(edge)
+        if start.over:
+            found.append([()] * die)
+            continue
+        if start.to_move == me:
+            start.end_turn()
+        faces = []
+        for face in range(1, die + 1):
+            done = len(found) * die + face - 1
+            now = time.perf_counter()
+            # Give up as soon as the replies so far say the rest will not fit.
+            if done and now + (now - began) / done * (len(candidates) * die - done) > deadline:
+                return None
+            leaf = start.copy()
+            leaf.roll(face)
+            reply_ctx = PlanContext(
+                rules=ctx.rules, geo=ctx.geo, seed=f"{seed}:{face}", moves_before=ctx.moves_before + len(candidate)
+            )
+            faces.append(tuple(e for step in hard_dice_steps(leaf, reply_ctx) for e in step.edges))
+        found.append(faces)
+    return found
+
+
 def choose(
     pos: Position,
     candidates: list[tuple[int, ...]],
@@ -137,12 +178,17 @@ def choose(
     caution: float = 0.0,
 ) -> tuple[int, ...]:
     """Evaluates the candidates in batches until the budget is spent; the best mean wins (see
-    ``best_candidate`` for ``caution``)."""
+    ``best_candidate`` for ``caution``). In dice games the opponent's next turn is Hard's, on
+    every face of the die, where that fits in ``REPLY_SHARE`` of the budget."""
     totals = [CandidateStats() for _ in candidates]
     seed = ctx.rng.getrandbits(63)
+    replies = None
+    if ctx.rules.die:
+        share = time.perf_counter() + (ctx.deadline - time.perf_counter()) * REPLY_SHARE
+        replies = hard_replies(pos, candidates, ctx, seed, share)
     if ctx.evaluate is not None:
         seconds = max(0.0, ctx.deadline - time.perf_counter())
-        totals = ctx.evaluate(pos, candidates, seed, horizon, seconds)
+        totals = ctx.evaluate(pos, candidates, seed, horizon, seconds, replies)
         return candidates[best_candidate(totals, caution)]
     batch = 4
     done = 0
@@ -151,7 +197,7 @@ def choose(
         t0 = time.perf_counter()
         stats = evaluate_candidates(
             pos, candidates, playouts=batch, seed=seed, die=ctx.rules.die, horizon=horizon,
-            first_playout=done,
+            first_playout=done, replies=replies,
         )
         totals = [a + b for a, b in zip(totals, stats, strict=True)]
         done += batch

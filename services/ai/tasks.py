@@ -19,7 +19,7 @@ from boxedin.common.settings import settings
 from boxedin.engine.backend import core
 from boxedin.engine.board import geometry
 
-from .evaluation import CandidateStats, evaluate_candidates
+from .evaluation import CandidateStats, Replies, evaluate_candidates
 
 _config = settings()
 app = Celery("boxedin", broker=_config.redis_url, backend=_config.redis_url)
@@ -71,16 +71,18 @@ def evaluate(
     seed: int,
     horizon: int | None,
     first_playout: int,
+    replies: list[list[list[int]]] | None = None,
 ) -> list[dict[str, Any]]:
     """Plays the candidates out in batches from the position (the turn's roll made) until the
     wall-clock time ``until`` (a deadline, not a duration, so a task that starts late still
     answers in time), numbering playouts from ``first_playout`` so that several workers never
-    repeat each other's."""
+    repeat each other's. ``replies``: the opponent's next turn after each candidate on every
+    face of the die (``evaluation.evaluate_candidates``), or None."""
     seconds = max(0.005, until - time.time())
     position = position_from(rules, state)
     die = rules[3] or None
     return [
-        s.to_json() for s in evaluate_for(position, candidates, seconds, seed, die, horizon, first_playout)
+        s.to_json() for s in evaluate_for(position, candidates, seconds, seed, die, horizon, first_playout, replies)
     ]
 
 
@@ -92,6 +94,7 @@ def evaluate_for(
     die: int | None,
     horizon: int | None,
     first_playout: int,
+    replies: Replies | None = None,
 ) -> list[CandidateStats]:
     """``evaluate_candidates`` in growing batches until ``seconds`` are spent."""
     deadline = time.perf_counter() + seconds
@@ -101,7 +104,7 @@ def evaluate_for(
         started = time.perf_counter()
         stats = evaluate_candidates(
             position, candidates, playouts=batch, seed=seed, die=die, horizon=horizon,
-            first_playout=first_playout + done,
+            first_playout=first_playout + done, replies=replies,
         )  # fmt: skip
         totals = [a + b for a, b in zip(totals, stats, strict=True)]
         done += batch

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import time
+
+import pytest
+
+from boxedin.ai import tasks
 from boxedin.ai.context import PlanContext
-from boxedin.ai.evaluation import CandidateStats, evaluate_candidates
-from boxedin.ai.expert import Expert, _declines, best_candidate, dice_candidates, standard_candidates
+from boxedin.ai.evaluation import CandidateStats, evaluate_candidates, playout_seed
+from boxedin.ai.expert import (
+    Expert,
+    _declines,
+    best_candidate,
+    dice_candidates,
+    hard_replies,
+    standard_candidates,
+)
 from boxedin.ai.turn import take_turn
 from boxedin.engine.game import Game
 
@@ -141,3 +153,103 @@ def test_expert_plays_legal_turns_with_a_tiny_budget():
                 break
             for action in take_turn(game, Expert(), seed="x", budget=0.03):
                 game.apply(action)
+
+
+def _replies_of(game: Game, candidates: list[tuple[int, ...]]) -> list[list[tuple[int, ...]]]:
+    ctx = context(game)
+    found = hard_replies(game.position, candidates, ctx, seed=4, deadline=time.perf_counter() + 60)
+    assert found is not None
+    return found
+
+
+def test_hards_reply_on_every_face_is_a_legal_turn():
+    game = rolled("classic", moves=12)
+    pos = game.position
+    candidates = dice_candidates(pos.copy(), context(game))
+    replies = _replies_of(game, candidates)
+    assert len(replies) == len(candidates)
+    for candidate, faces in zip(candidates, replies, strict=True):
+        assert len(faces) == 6
+        for face, reply in enumerate(faces, start=1):
+            assert 1 <= len(reply) <= face
+            after = pos.copy()
+            for edge in candidate:
+                after.draw(edge)
+            after.end_turn()
+            after.roll(face)
+            for edge in reply:
+                assert after.to_move == 1 - pos.to_move and after.drawn_by(edge) == 0
+                after.draw(edge)
+
+
+def test_replies_not_ready_by_the_deadline_are_given_up():
+    game = rolled("classic", moves=12)
+    candidates = dice_candidates(game.position.copy(), context(game))
+    assert hard_replies(game.position, candidates, context(game), seed=4, deadline=0.0) is None
+
+
+def test_with_replies_each_playout_averages_the_faces():
+    game = rolled("classic", moves=12)
+    pos = game.position
+    me = pos.to_move
+    candidates = dice_candidates(pos.copy(), context(game))[:3]
+    replies = _replies_of(game, candidates)
+    stats = evaluate_candidates(pos, candidates, playouts=5, seed=3, die=6, replies=replies)
+    for candidate, faces, got in zip(candidates, replies, stats, strict=True):
+        values = [0.0] * 5
+        for face, reply in enumerate(faces, start=1):
+            leaf = pos.copy()
+            for edge in [*candidate, "end", "roll", *reply, "end"]:
+                if edge == "end":
+                    if not leaf.over and leaf.phase == 1:
+                        leaf.end_turn()
+                elif edge == "roll":
+                    leaf.roll(face)
+                else:
+                    leaf.draw(edge)
+            for j in range(5):
+                run = leaf.copy()
+                run.policy_playout(playout_seed(3, j))
+                values[j] += run.margin(me) / 6
+        assert got.total == pytest.approx(sum(values))
+        assert got.total_sq == pytest.approx(sum(v * v for v in values))
+
+
+def test_replies_that_do_not_fit_are_refused():
+    game = rolled("classic", moves=12)
+    pos = game.position
+    candidates = dice_candidates(pos.copy(), context(game))[:2]
+    replies = _replies_of(game, candidates)
+    some_drawn_line = next(e for e in range(112) if pos.drawn_by(e))
+    wrong = {
+        "a face missing": [faces[:5] for faces in replies],
+        "a candidate missing": replies[:1],
+        "a line already drawn": [[(some_drawn_line,)] * 6, replies[1]],
+        "no line at all": [[()] * 6, replies[1]],
+        "more lines than the face": [[replies[0][5]] * 6, replies[1]],
+    }
+    for name, bad in wrong.items():
+        with pytest.raises(ValueError):
+            evaluate_candidates(pos, candidates, playouts=2, seed=1, die=6, replies=bad)
+        assert name
+    with pytest.raises(ValueError, match="dice games"):
+        evaluate_candidates(pos, candidates, playouts=2, seed=1, replies=replies)
+
+
+def test_a_worker_with_replies_adds_up_like_in_process():
+    game = rolled("classic", moves=12)
+    pos = game.position
+    candidates = dice_candidates(pos.copy(), context(game))[:3]
+    replies = _replies_of(game, candidates)
+    rules = game.rules
+    wire = [rules.boxes, list(rules.sizes), int(rules.overlap), 6, rules.capturing_edge_free, rules.capture_owes_line]
+    raw = tasks.evaluate(
+        wire, list(pos.state_array()), [list(c) for c in candidates], time.time() + 0.05, 9, None, 0,
+        [[list(r) for r in faces] for faces in replies],
+    )  # fmt: skip
+    done = raw[0]["playouts"]
+    here = evaluate_candidates(pos, candidates, playouts=done, seed=9, die=6, replies=replies)
+    for worker, local in zip(map(tasks.stats_from_json, raw), here, strict=True):
+        assert worker.playouts == local.playouts
+        assert worker.total == pytest.approx(local.total)
+        assert worker.cross == pytest.approx(local.cross)

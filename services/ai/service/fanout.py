@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..evaluation import CandidateStats
+from ..evaluation import CandidateStats, Replies
 from ..tasks import evaluate, evaluate_for, stats_from_json
 
 # Playout numbers of worker k start at k * SHARE_STRIDE, so shares never overlap.
@@ -46,7 +46,13 @@ class CeleryEvaluator:
         self.report = FanoutReport()
 
     def __call__(
-        self, pos: Any, candidates: list[tuple[int, ...]], seed: int, horizon: int | None, seconds: float
+        self,
+        pos: Any,
+        candidates: list[tuple[int, ...]],
+        seed: int,
+        horizon: int | None,
+        seconds: float,
+        replies: Replies | None = None,
     ) -> list[CandidateStats]:
         started = time.perf_counter()
         wait_until = started + seconds * WAIT_FRACTION
@@ -63,6 +69,7 @@ class CeleryEvaluator:
                     seed,
                     horizon,
                     k * SHARE_STRIDE,
+                    None if replies is None else [[list(r) for r in faces] for faces in replies],
                 ],
                 expires=self.expiry,
             )
@@ -95,7 +102,7 @@ class CeleryEvaluator:
             self.report.fallbacks += 1
             spare = max(0.02, started + seconds - time.perf_counter())
             local = evaluate_for(pos, [list(c) for c in candidates], spare, seed, self.rules[3] or None, horizon,
-                                 self.shares * SHARE_STRIDE)  # fmt: skip
+                                 self.shares * SHARE_STRIDE, replies)  # fmt: skip
             totals = [a + b for a, b in zip(totals, local, strict=True)]
         self.report.seconds.append(time.perf_counter() - started)
         return totals
