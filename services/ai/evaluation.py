@@ -121,9 +121,10 @@ def evaluate_candidates(
             start.draw(edge)
         if not start.over and start.to_move == me and die:
             start.end_turn()
-        leaves = [start] if replies is None or start.over else _after_replies(start, replies[c])
+        replied = replies is not None and not start.over
+        leaves = _after_replies(start, replies[c]) if replied else [start]
         # The reply is the first of the ``horizon`` turns.
-        turns = -1 if horizon is None else max(0, horizon - (len(leaves) > 1))
+        turns = -1 if horizon is None else max(0, horizon - replied)
         values = [0.0] * playouts
         for leaf in leaves:
             for j in range(playouts):
@@ -164,10 +165,12 @@ def _after_replies(start: Position, faces: Sequence[Sequence[int]]) -> list[Posi
         leaf.roll(face)
         if not reply:
             raise ValueError(f"the reply to face {face} draws no line: a turn draws at least one")
+        open_lines = set(leaf.open_edge_list())
         for edge in reply:
-            if leaf.over or leaf.to_move != opponent or edge not in set(leaf.open_edge_list()):
+            if leaf.over or leaf.to_move != opponent or edge not in open_lines:
                 raise ValueError(f"the reply to face {face} draws line {edge} where it cannot be drawn")
             leaf.draw(edge)
+            open_lines.discard(edge)
         if not leaf.over and leaf.to_move == opponent:
             leaf.end_turn()
         leaves.append(leaf)
