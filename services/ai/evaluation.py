@@ -116,11 +116,7 @@ def evaluate_candidates(
     results = []
     first_values: list[float] = []
     for c, candidate in enumerate(candidates):
-        start = pos.copy()
-        for edge in candidate:
-            start.draw(edge)
-        if not start.over and start.to_move == me and die:
-            start.end_turn()
+        start = after_turn(pos, candidate, die)
         replied = replies is not None and not start.over
         leaves = _after_replies(start, replies[c]) if replied else [start]
         # The reply is the first of the ``horizon`` turns.
@@ -147,6 +143,17 @@ def evaluate_candidates(
             )
         )
     return results
+
+
+def after_turn(pos: Position, edges: Sequence[int], die: int | None) -> Position:
+    """A copy of ``pos`` after the mover draws ``edges`` and, in a dice game, ends the turn."""
+    after = pos.copy()
+    me = after.to_move
+    for edge in edges:
+        after.draw(edge)
+    if not after.over and after.to_move == me and die:
+        after.end_turn()
+    return after
 
 
 def _check_replies(replies: Replies, candidates: int, die: int | None) -> None:

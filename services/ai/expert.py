@@ -22,7 +22,7 @@ import time
 from collections.abc import Sequence
 
 from .context import PlanContext, Position
-from .evaluation import CandidateStats, evaluate_candidates
+from .evaluation import CandidateStats, after_turn, evaluate_candidates
 from .facts import my_turn
 from .hard import Hard, hard_dice_steps, opening_cost, quiet_steps, square_steps
 from .solver_link import exact_dice_turn, exact_standard_line
@@ -140,19 +140,14 @@ def hard_replies(
 ) -> list[list[tuple[int, ...]]] | None:
     """Hard's turn after each candidate on every face of the die, ``[candidate][face - 1]``:
     the opponent's next turn as Hard would play it; None if it is not ready by ``deadline``."""
-    me = pos.to_move
     die = ctx.rules.die or 0
     began = time.perf_counter()
     found = []
     for candidate in candidates:
-        start = pos.copy()
-        for edge in candidate:
-            start.draw(edge)
+        start = after_turn(pos, candidate, die)
         if start.over:
             found.append([()] * die)
             continue
-        if start.to_move == me:
-            start.end_turn()
         faces = []
         for face in range(1, die + 1):
             done = len(found) * die + face - 1
