@@ -24,11 +24,21 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# Ports free_port has handed out. The kernel picks a free port at random and a stack's services
+# bind theirs only once started, so two calls could name the same port (measured: one stack of
+# seven ports in 800) and the second service would fail to listen.
+_HANDED_OUT: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+    """A loopback port nothing listens on now and no earlier call in this process returned."""
+    while True:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port: int = sock.getsockname()[1]
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
 
 
 def port_is_free(port: int) -> bool:
@@ -151,6 +161,8 @@ class Stack:
         ports = [self.gateway_port] + [free_port() for _ in range(self.gateway_replicas - 1)]
         for port in ports:
             self.start_gateway(port)
+        self.wait_serving(self.engine_port)
+        self.wait_serving(self.ai_port)
         for port in ports:
             self.wait_ready(port)
         if self.worker:
@@ -168,12 +180,35 @@ class Stack:
                 return
         raise RuntimeError(f"the Celery worker did not answer within {timeout:.0f} s")
 
+    def _fail_if_stopped(self) -> None:
+        problem = self.died()
+        if problem:
+            raise RuntimeError(problem.replace("stopped", "stopped while starting", 1))
+
+    def wait_serving(self, port: int, timeout: float = 60) -> None:
+        """Waits until the gRPC service on ``port`` answers its health check with SERVING (the
+        gateway's readiness does not cover the AI, which it needs only when a computer moves)."""
+        import grpc
+        from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+        deadline = time.monotonic() + timeout
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            check = health_pb2_grpc.HealthStub(channel).Check
+            while time.monotonic() < deadline:
+                self._fail_if_stopped()
+                with contextlib.suppress(grpc.RpcError):
+                    if (
+                        check(health_pb2.HealthCheckRequest(service=""), timeout=1).status
+                        == health_pb2.HealthCheckResponse.SERVING
+                    ):
+                        return
+                time.sleep(0.1)
+        raise RuntimeError(f"the service on port {port} was not serving within {timeout:.0f} s")
+
     def wait_ready(self, port: int, timeout: float = 60) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            for name, process in self.processes.items():
-                if process.poll() is not None:
-                    raise RuntimeError(f"{name} stopped while starting (exit status {process.returncode})")
+            self._fail_if_stopped()
             with (
                 contextlib.suppress(urllib.error.URLError, OSError),
                 urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as reply,
@@ -214,10 +249,21 @@ class Stack:
             shutil.rmtree(self._redis_dir, ignore_errors=True)
 
     def died(self) -> str | None:
+        """Which process has stopped, with the end of its log when logs are kept."""
         for name, process in self.processes.items():
             if process.poll() is not None:
-                return f"{name} stopped (exit status {process.returncode})"
+                return f"{name} stopped (exit status {process.returncode}){self.log_tail(name)}"
         return None
+
+    def log_tail(self, name: str, lines: int = 15) -> str:
+        if self.log_dir is None:
+            return ""
+        try:
+            text = (self.log_dir / f"{name}.log").read_text(errors="replace")
+        except OSError:
+            return ""
+        tail = text.splitlines()[-lines:]
+        return "; the end of its log:\n" + "\n".join(tail) if tail else ""
 
 
 @contextlib.contextmanager

@@ -68,11 +68,17 @@ async def serve(
     register(server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    port = server.add_insecure_port(address)
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError:  # grpc's own words only point at GRPC_VERBOSITY
+        port = 0
     if port == 0:
-        raise RuntimeError(f"{name}: cannot listen on {address}")
+        raise RuntimeError(f"{name}: cannot listen on {address} (is the port taken?)")
     if metrics_port:
-        start_http_server(metrics_port, addr="127.0.0.1")
+        try:
+            start_http_server(metrics_port, addr="127.0.0.1")
+        except OSError as exc:
+            raise RuntimeError(f"{name}: cannot serve metrics on 127.0.0.1:{metrics_port}: {exc.strerror}") from None
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)

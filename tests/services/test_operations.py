@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -102,3 +103,16 @@ def test_the_move_clock_ends_a_turn_and_stands_still_off_screen(own_stack: Stack
         assert passed["phase"] == "roll" and passed["clock_remaining_ms"] > 9_000
     finally:
         browser.close()
+
+
+def test_a_service_that_cannot_listen_stops_the_start_and_says_why() -> None:
+    stack = make_stack("cannot-listen", worker=False)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", stack.ai_port))
+        taken.listen()
+        with pytest.raises(RuntimeError) as stopped:
+            stack.start()
+        stack.stop()
+    message = str(stopped.value)
+    assert message.startswith("ai stopped while starting (exit status 1); the end of its log:")
+    assert f"cannot listen on 127.0.0.1:{stack.ai_port}" in message

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -24,20 +23,13 @@ CHROMIUM = os.environ.get("BOXEDIN_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @contextlib.contextmanager
 def _own_stack() -> Iterator[str]:
     """The services on loopback, for when tests/conftest.py has no ``live_gateway`` yet."""
-    from boxedin.launcher import Stack
+    from boxedin.launcher import Stack, free_port
 
-    port = _free_port()
-    stack = Stack(gateway_port=port, engine_port=_free_port(), ai_port=_free_port(), worker=False,
+    port = free_port()
+    stack = Stack(gateway_port=port, engine_port=free_port(), ai_port=free_port(), worker=False,
                   log_dir=OUTPUT / "logs")  # fmt: skip
     try:
         stack.start_redis()
