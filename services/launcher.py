@@ -161,8 +161,8 @@ class Stack:
         ports = [self.gateway_port] + [free_port() for _ in range(self.gateway_replicas - 1)]
         for port in ports:
             self.start_gateway(port)
-        self.wait_serving(self.engine_port)
-        self.wait_serving(self.ai_port)
+        self.wait_serving("engine", self.engine_port)
+        self.wait_serving("ai", self.ai_port)
         for port in ports:
             self.wait_ready(port)
         if self.worker:
@@ -185,8 +185,8 @@ class Stack:
         if problem:
             raise RuntimeError(problem.replace("stopped", "stopped while starting", 1))
 
-    def wait_serving(self, port: int, timeout: float = 60) -> None:
-        """Waits until the gRPC service on ``port`` answers its health check with SERVING (the
+    def wait_serving(self, name: str, port: int, timeout: float = 60) -> None:
+        """Waits until the gRPC service ``name`` on ``port`` answers its health check with SERVING (the
         gateway's readiness does not cover the AI, which it needs only when a computer moves)."""
         import grpc
         from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -203,7 +203,7 @@ class Stack:
                     ):
                         return
                 time.sleep(0.1)
-        raise RuntimeError(f"the service on port {port} was not serving within {timeout:.0f} s")
+        raise RuntimeError(f"the {name} service on port {port} was not serving within {timeout:.0f} s")
 
     def wait_ready(self, port: int, timeout: float = 60) -> None:
         deadline = time.monotonic() + timeout

@@ -107,11 +107,13 @@ def test_the_move_clock_ends_a_turn_and_stands_still_off_screen(own_stack: Stack
 
 def test_a_service_that_cannot_listen_stops_the_start_and_says_why() -> None:
     stack = make_stack("cannot-listen", worker=False)
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", stack.ai_port))
-        taken.listen()
-        with pytest.raises(RuntimeError) as stopped:
-            stack.start()
+    try:
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", stack.ai_port))
+            taken.listen()
+            with pytest.raises(RuntimeError) as stopped:
+                stack.start()
+    finally:
         stack.stop()
     message = str(stopped.value)
     assert message.startswith("ai stopped while starting (exit status 1); the end of its log:")
