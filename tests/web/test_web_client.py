@@ -85,7 +85,10 @@ def test_classic_against_easy_whole_game(open_page, shot):
         )
         expect(page.get_by_role("button", name="End Turn")).to_be_enabled()
         page.get_by_role("button", name="End Turn").click()
-        g = wait_for_state(page, lambda s: s["to_move"] == 2 or s["over"])
+        # The turn has passed. (Not "the AI is to move": a fast AI can finish its turn between
+        # two looks at the page.)
+        ended = g["turn"]
+        g = wait_for_state(page, lambda s: s["turn"] > ended or s["over"])
     # The AI's edges pulse once it is our turn again, until we draw.
     g = wait_for_state(page, my_turn)
     if not g["over"]:
