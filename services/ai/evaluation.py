@@ -2,7 +2,7 @@
 fanned out to worker processes (the services hand it to a Celery pool).
 
 Same inputs and seed, same statistics: the playouts use the core's seeded policy
-(``Position.policy_playout``), and playout number j uses the same seed for every candidate
+(``playout.policy_playout``), and playout number j uses the same seed for every candidate
 (common random numbers, so that candidates are compared on the same dice). Batches compose:
 ``first_playout`` lets a caller (or a pool of workers) split the playouts of one evaluation into
 ranges and add the statistics up.
@@ -19,6 +19,7 @@ from typing import Any
 from boxedin.engine.replay import play_transcript
 
 from .context import Position
+from .playout import margin, policy_playout, reply_total
 
 MASK64 = (1 << 64) - 1
 
@@ -105,7 +106,7 @@ def evaluate_candidates(
     """
     if isinstance(position, Mapping):
         game = play_transcript(dict(position))
-        pos = game.position.copy()
+        pos: Position = game.position.copy()
         die = game.rules.die
     else:
         pos = position.copy()
@@ -113,20 +114,21 @@ def evaluate_candidates(
         _check_replies(replies, len(candidates), die)
     me = pos.to_move
     seeds = [playout_seed(seed, j) for j in range(first_playout, first_playout + playouts)]
-    results = []
+    results: list[CandidateStats] = []
     first_values: list[float] = []
     for c, candidate in enumerate(candidates):
         start = after_turn(pos, candidate, die)
-        replied = replies is not None and not start.over
-        leaves = _after_replies(start, replies[c]) if replied else [start]
+        faces = replies[c] if replies is not None and not start.over else None
+        replied = faces is not None
+        leaves = [start] if faces is None else _after_replies(start, faces)
         # The reply is the first of the ``horizon`` turns.
         turns = -1 if horizon is None else max(0, horizon - replied)
         values = [0.0] * playouts
         for leaf in leaves:
             for j in range(playouts):
                 run = leaf.copy()
-                run.policy_playout(seeds[j], turns)
-                value = float(run.margin(me))
+                policy_playout(run, seeds[j], turns)
+                value = float(margin(run, me))
                 if horizon is not None and not run.over:
                     value += score_cut_playout(run, me, die)
                 values[j] += value / len(leaves)
@@ -189,5 +191,5 @@ def score_cut_playout(run: Position, me: int, die: int | None) -> float:
     with their mean best reply (what is lying on the board for them)."""
     if not die:
         return 0.0
-    bonus = run.reply_total(run.to_move) / die
+    bonus = reply_total(run, run.to_move) / die
     return bonus if run.to_move == me else -bonus

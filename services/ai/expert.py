@@ -25,6 +25,7 @@ from .context import PlanContext, Position
 from .evaluation import CandidateStats, after_turn, evaluate_candidates
 from .facts import my_turn
 from .hard import Hard, hard_dice_steps, opening_cost, quiet_steps, square_steps
+from .playout import margin, new_shorts
 from .solver_link import exact_dice_turn, exact_standard_line
 
 MAX_DICE_CANDIDATES = 10
@@ -49,7 +50,7 @@ def dice_candidates(pos: Position, ctx: PlanContext) -> list[tuple[int, ...]]:
     """Hard's turn first, then its prefixes (stopping after each step), then Hard's turn after
     the best alternative first steps (a square, or a quiet edge)."""
     me = pos.to_move
-    start = pos.margin(me)
+    start = margin(pos, me)
     hard = hard_dice_steps(pos.copy(), ctx)
     found: list[tuple[int, ...]] = [tuple(e for step in hard for e in step.edges)]
     prefix: tuple[int, ...] = ()
@@ -108,7 +109,7 @@ def standard_candidates(pos: Position, ctx: PlanContext) -> list[tuple[int, ...]
     if work.over:
         return dedupe([tuple(taken), *found])
     edges = list(work.open_edge_list())
-    safe = [e for e in edges if work.new_shorts(e) == 0]
+    safe = [e for e in edges if new_shorts(work, e) == 0]
     if safe:
         ctx.rng.shuffle(safe)
         found += [(*taken, e) for e in safe[:MAX_SAFE_LINES]]
@@ -142,7 +143,7 @@ def hard_replies(
     the opponent's next turn as Hard would play it; None if it is not ready by ``deadline``."""
     die = ctx.rules.die or 0
     began = time.perf_counter()
-    found = []
+    found: list[list[tuple[int, ...]]] = []
     for candidate in candidates:
         start = after_turn(pos, candidate, die)
         if start.over:

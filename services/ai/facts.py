@@ -5,6 +5,7 @@ from __future__ import annotations
 from boxedin.engine.board import Geometry
 
 from .context import Position
+from .playout import margin, reply_total
 
 
 def open_edges(pos: Position) -> list[int]:
@@ -29,9 +30,9 @@ def score_gain(pos: Position, edge: int) -> int:
 def margin_gain(pos: Position, edge: int) -> int:
     """How much the player to move's margin (own minus opponent's) changes by drawing ``edge``."""
     me = pos.to_move
-    before = pos.margin(me)
+    before = margin(pos, me)
     pos.draw(edge)
-    after = pos.margin(me)
+    after = margin(pos, me)
     pos.undo()
     return int(after - before)
 
@@ -45,5 +46,5 @@ def mean_reply(pos: Position, player: int, die: int | None) -> float:
     """``player``'s best gain in one turn from here, averaged over the die (one-reply estimate)."""
     if pos.over:
         return 0.0
-    total = pos.reply_total(player)
+    total = reply_total(pos, player)
     return float(total) / die if die else float(total)

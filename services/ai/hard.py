@@ -1,7 +1,7 @@
 """Hard: plans its whole turn and weighs the opponent's best reply.
 
 Dice games: the balance of a turn is the margin it gains minus the opponent's best reply averaged
-over every face of the die (``reply_total`` on the core: the squares with the best points per
+over every face of the die (``playout.reply_total``: the squares with the best points per
 edge that the reply could finish). Hard plans the whole turn: it looks at the squares it can
 still finish with the edges left (the points measured under the game's overlap rule), follows
 the few ways of going on that leave the best balance (then the most points per edge) square by
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from .context import PlanContext, Position
 from .facts import captures, my_turn
+from .playout import margin, new_shorts, reply_total
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,10 +35,10 @@ class Step:
 
 def stop_balance(pos: Position, me: int, start_margin: int, die: int) -> float:
     """The margin gained this turn minus the opponent's mean best reply, if the turn ends now."""
-    gained = pos.margin(me) - start_margin
+    gained = margin(pos, me) - start_margin
     if pos.over:
         return float(gained)
-    return gained - pos.reply_total(1 - me) / die
+    return gained - reply_total(pos, 1 - me) / die
 
 
 def _finish(pos: Position, ctx: PlanContext, q: int) -> list[int]:
@@ -62,9 +63,9 @@ def square_steps(pos: Position, ctx: PlanContext, me: int, start_margin: int) ->
         m = pos.missing(q)
         if m == 0 or m > left or not pos.capturable(q):
             continue
-        before = pos.margin(me)
+        before = margin(pos, me)
         drawn = _finish(pos, ctx, q)
-        gain = pos.margin(me) - before
+        gain = margin(pos, me) - before
         still_mine = my_turn(pos, me)
         balance = stop_balance(pos, me, start_margin, die) if gain > 0 else 0.0
         for _ in drawn:
@@ -142,7 +143,7 @@ def hard_dice_steps(pos: Position, ctx: PlanContext, width: int = PLAN_WIDTH) ->
     """
     me = pos.to_move
     die = ctx.rules.die or 1
-    start = pos.margin(me)
+    start = margin(pos, me)
     root = pos.copy()
     if pos.drawn_this_turn == 0:
         firsts = square_steps(root, ctx, me, start)
@@ -221,7 +222,7 @@ def hard_standard_edge(pos: Position, ctx: PlanContext) -> int:
     taking = [e for e in edges if captures(pos, ctx.geo, e)]
     if taking:
         return taking[0]
-    safe = [e for e in edges if pos.new_shorts(e) == 0]
+    safe = [e for e in edges if new_shorts(pos, e) == 0]
     if safe:
         return ctx.rng.choice(safe)
     costs = [opening_cost(pos, e) for e in edges]
@@ -244,10 +245,10 @@ def take_all(pos: Position) -> list[int]:
 def opening_cost(pos: Position, edge: int) -> int:
     """What drawing ``edge`` hands over: the opponent's margin after taking everything offered."""
     me = pos.to_move
-    before = pos.margin(me)
+    before = margin(pos, me)
     pos.draw(edge)
     taken = take_all(pos)
-    cost = before - pos.margin(me)
+    cost = before - margin(pos, me)
     for _ in range(len(taken) + 1):
         pos.undo()
     return int(cost)

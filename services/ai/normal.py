@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .context import PlanContext, Position
 from .facts import my_turn, score_gain
+from .playout import new_shorts
 
 
 def normal_edge(pos: Position, ctx: PlanContext) -> int:
@@ -15,7 +16,7 @@ def normal_edge(pos: Position, ctx: PlanContext) -> int:
     if best > 0:
         return ctx.rng.choice([e for e, g in zip(edges, gains, strict=True) if g == best])
     # "Leaves a square one edge short": the edge makes a capturable square one edge short.
-    shorts = [pos.new_shorts(e) for e in edges]
+    shorts = [new_shorts(pos, e) for e in edges]
     fewest = min(shorts)
     return ctx.rng.choice([e for e, s in zip(edges, shorts, strict=True) if s == fewest])
 

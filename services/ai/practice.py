@@ -13,6 +13,7 @@ import hashlib
 
 from .context import PlanContext, Position
 from .facts import captures, my_turn
+from .playout import new_shorts
 
 
 def seeded_index(seed: str, move: int, count: int) -> int:
@@ -24,7 +25,7 @@ def seeded_index(seed: str, move: int, count: int) -> int:
 def candidate_groups(pos: Position, ctx: PlanContext) -> list[list[int]]:
     edges = list(pos.open_edge_list())
     capturing = [e for e in edges if captures(pos, ctx.geo, e)]
-    quiet = [e for e in edges if e not in capturing and pos.new_shorts(e) == 0]
+    quiet = [e for e in edges if e not in capturing and new_shorts(pos, e) == 0]
     return [capturing, quiet, edges]
 
 

@@ -1,7 +1,9 @@
 """Chooses the engine's core: the Cython-compiled module, or the same source as plain Python.
 
 The compiled core is the default. ``BOXEDIN_ENGINE=python`` selects the plain-Python build, which
-is also what tests compare the compiled one against, move by move.
+is also what tests compare the compiled one against, move by move. Compiled modules that work on
+the core's C layout (the AI's playout policies, ``boxedin.ai.playout``) come in the same two
+builds, through ``load_build``, and a position is handled by the build of its own core.
 """
 
 from __future__ import annotations
@@ -20,26 +22,32 @@ _SOURCE = Path(__file__).with_name("_core.py")
 
 
 class BackendUnavailable(RuntimeError):
-    """The compiled core was asked for but has not been built."""
+    """A compiled module (the core, or one built on it) was asked for but has not been built."""
+
+
+def load(kind: Backend) -> ModuleType:
+    return load_build("boxedin.engine._core", _SOURCE, kind)
 
 
 @cache
-def load(kind: Backend) -> ModuleType:
+def load_build(module: str, source: Path, kind: Backend) -> ModuleType:
+    """One build of a Cython pure-Python module of the package: the compiled ``module``, or its
+    ``source`` run as plain Python (imported as ``module`` + ``_python``)."""
     if kind == "compiled":
-        module = importlib.import_module("boxedin.engine._core")
-        if not str(module.__file__).endswith((".so", ".pyd")):
+        loaded = importlib.import_module(module)
+        if not str(loaded.__file__).endswith((".so", ".pyd")):
             raise BackendUnavailable(
-                "the compiled engine is not built: run `pip install -e .` (or the README's setup)"
+                f"the compiled {module} is not built: run `pip install -e .` (or the README's setup)"
             )
-        return module
+        return loaded
     if kind == "python":
-        name = "boxedin.engine._core_python"
-        spec = importlib.util.spec_from_file_location(name, _SOURCE)
+        name = f"{module}_python"
+        spec = importlib.util.spec_from_file_location(name, source)
         assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        return module
+        loaded = importlib.util.module_from_spec(spec)
+        sys.modules[name] = loaded
+        spec.loader.exec_module(loaded)
+        return loaded
     raise ValueError(f"unknown engine backend {kind!r}: use 'compiled' or 'python'")
 
 

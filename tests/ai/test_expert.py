@@ -17,6 +17,7 @@ from boxedin.ai.expert import (
     hard_replies,
     standard_candidates,
 )
+from boxedin.ai.playout import margin, new_shorts, policy_playout
 from boxedin.ai.turn import take_turn
 from boxedin.engine.game import Game
 
@@ -66,7 +67,7 @@ def test_candidates_of_different_lengths_meet_the_same_dice():
     game = rolled("classic", moves=12)
     pos = game.position
     [hard, *_] = dice_candidates(pos.copy(), context(game))
-    quiet = [e for e in pos.open_edge_list() if e not in hard and pos.new_shorts(e) == 0]
+    quiet = [e for e in pos.open_edge_list() if e not in hard and new_shorts(pos, e) == 0]
     candidates = [hard, (*hard, quiet[0])] if len(hard) < pos.edges_left else [hard, hard[:1]]
     first, other = evaluate_candidates(pos, candidates, playouts=300, seed=8, die=6)
     _, paired = other.gain_over(first)
@@ -209,8 +210,8 @@ def test_with_replies_each_playout_averages_the_faces():
                     leaf.draw(edge)
             for j in range(5):
                 run = leaf.copy()
-                run.policy_playout(playout_seed(3, j))
-                values[j] += run.margin(me) / 6
+                policy_playout(run, playout_seed(3, j))
+                values[j] += margin(run, me) / 6
         assert got.total == pytest.approx(sum(values))
         assert got.total_sq == pytest.approx(sum(v * v for v in values))
 

@@ -9,6 +9,7 @@ from boxedin.ai.easy import Easy
 from boxedin.ai.facts import score_gain
 from boxedin.ai.hard import Hard
 from boxedin.ai.normal import Normal
+from boxedin.ai.playout import margin, new_shorts
 from boxedin.ai.turn import take_turn
 from boxedin.engine.actions import Draw, EndTurn, Roll
 from boxedin.engine.game import Game
@@ -73,7 +74,7 @@ def test_normal_takes_the_most_points_else_leaves_no_square_one_edge_short(mode,
             if best > 0:
                 assert gains[edge] == best
             else:
-                shorts = {e: pos.new_shorts(e) for e in edges}
+                shorts = {e: new_shorts(pos, e) for e in edges}
                 # Never leaves a square one edge short while another edge exists.
                 assert shorts[edge] == min(shorts.values())
             pos.draw(edge)
@@ -116,7 +117,7 @@ def test_hard_takes_a_square_one_edge_short_that_pays(mode, overlap):
     def check(game: Game, actions) -> None:
         pos = game.position.copy()
         me = pos.to_move
-        before = pos.margin(me)
+        before = margin(pos, me)
         edges_by_gain = None
         for a in actions:
             if isinstance(a, Roll):
@@ -125,7 +126,7 @@ def test_hard_takes_a_square_one_edge_short_that_pays(mode, overlap):
             elif isinstance(a, Draw):
                 pos.draw(game.geo.edge_id(a.edge))
         if edges_by_gain and max(edges_by_gain) > 0 and game.rules.overlap.id == "independent":
-            assert pos.margin(me) > before
+            assert margin(pos, me) > before
 
     play_out(new_game(mode, overlap), "hard", check)
 
@@ -139,7 +140,7 @@ def test_hard_in_standard_takes_every_box_then_safe_lines_then_the_cheapest_chai
         for edge in draws(game, actions):
             edges = list(pos.open_edge_list())
             taking = [e for e in edges if captures(pos, game.geo, e)]
-            safe = [e for e in edges if pos.new_shorts(e) == 0]
+            safe = [e for e in edges if new_shorts(pos, e) == 0]
             if taking:
                 assert edge in taking
             elif safe:
@@ -175,7 +176,7 @@ def test_hard_stops_its_dice_turn_where_the_balance_is_best(mode, overlap):
             roll = next(a for a in actions if isinstance(a, Roll))
             pos.roll(roll.face)
         me, die = pos.to_move, game.rules.die
-        start = pos.margin(me)
+        start = margin(pos, me)
         ctx = context(game, seed=f"c{len(game.history)}")
         plan = pos.copy()
         steps = hard_dice_steps(plan, ctx)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from boxedin.ai.facts import captures
+from boxedin.ai.playout import new_shorts
 from boxedin.ai.practice import candidate_groups, seeded_index
 from boxedin.ai.turn import take_turn
 from boxedin.engine.actions import Draw
@@ -32,7 +33,7 @@ def test_every_move_comes_from_the_first_non_empty_group():
                 edge = game.geo.edge_id(action.edge)
                 edges = list(pos.open_edge_list())
                 capturing = [e for e in edges if captures(pos, game.geo, e)]
-                quiet = [e for e in edges if e not in capturing and pos.new_shorts(e) == 0]
+                quiet = [e for e in edges if e not in capturing and new_shorts(pos, e) == 0]
                 group = capturing or quiet or edges
                 assert edge in group
                 assert group == next(g for g in candidate_groups(pos, context(game, seed)) if g)
