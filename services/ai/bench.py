@@ -15,9 +15,8 @@ from typing import Any
 from boxedin.engine.game import Game
 from boxedin.engine.rules import MODES
 
+from .context import Position
 from .turn import take_turn
-
-Position = Any
 
 
 def classic_positions(open_lines: range, games: int) -> dict[int, list[Position]]:

@@ -15,11 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 from boxedin.engine.board import geometry
 
-Position = Any  # the core's Position (compiled or plain Python); it has no static type
+from .context import Position
 
 
 @dataclass(frozen=True, slots=True)

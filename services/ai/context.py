@@ -8,13 +8,72 @@ from __future__ import annotations
 
 import random
 import time
+from array import array
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from boxedin.engine.board import Geometry
 from boxedin.engine.rules import Overlap, RuleSet
 
-Position = Any  # the core's Position (compiled or plain Python); it has no static type
+if TYPE_CHECKING:
+    from .evaluation import CandidateStats, Replies
+
+
+class Position(Protocol):
+    """What the players ask of the core's ``Position`` (engine/_core.py): the compiled class and
+    the plain-Python one are two classes from one source, chosen at run time (``backend``), so
+    the players name the methods they use (the playout estimates are functions of ``playout``).
+    Edges, squares and boxes are ids; players are 0 and 1."""
+
+    def copy(self) -> Position: ...
+    def set_state(self, values: object) -> None: ...
+    def state_array(self) -> array[int]: ...
+    def roll(self, face: int) -> int: ...
+    def draw(self, edge: int) -> int: ...  # the squares it captured
+    def end_turn(self) -> None: ...
+    def undo(self) -> None: ...
+
+    @property
+    def to_move(self) -> int: ...
+    @property
+    def phase(self) -> int: ...
+    @property
+    def over(self) -> bool: ...
+    @property
+    def edges_left(self) -> int: ...
+    @property
+    def drawn_this_turn(self) -> int: ...
+    @property
+    def open_edges(self) -> int: ...
+    @property
+    def capturing_edge_free(self) -> bool: ...
+
+    def score(self, player: int) -> int: ...
+    def drawn_by(self, edge: int) -> int: ...  # 0 for none, else the player + 1
+    def square_status(self, q: int) -> int: ...
+    def missing(self, q: int) -> int: ...
+    def capturable(self, q: int) -> bool: ...
+    def edge_dead(self, edge: int) -> bool: ...
+    def open_edge_list(self) -> list[int]: ...
+    def capturing_edge(self) -> int: ...  # -1 for none
+    def one_short(self) -> int: ...
+
+
+class Evaluator(Protocol):
+    """Expert's evaluation of candidate turns run by somebody else (the AI service hands it to a
+    Celery pool): (position, candidates, seed, horizon, seconds, replies) -> statistics, one per
+    candidate, as ``evaluation.evaluate_candidates`` computes them (it says what replies are)."""
+
+    def __call__(
+        self,
+        pos: Position,
+        candidates: list[tuple[int, ...]],
+        seed: int,
+        horizon: int | None,
+        seconds: float,
+        replies: Replies | None = None,
+        /,
+    ) -> list[CandidateStats]: ...
 
 
 @dataclass
@@ -29,11 +88,9 @@ class PlanContext:
     moves_before: int
     budget: float = 0.7
     started: float = field(default_factory=time.perf_counter)
-    # Expert's evaluation of candidate turns, when somebody else runs it (the AI service hands
-    # it to a Celery pool): (position, candidates, seed, horizon, seconds, replies) ->
-    # statistics, one per candidate (``evaluation.evaluate_candidates`` says what replies are).
+    # Expert's evaluation of candidate turns, when somebody else runs it (see ``Evaluator``).
     # None: Expert evaluates in-process.
-    evaluate: Any = None
+    evaluate: Evaluator | None = None
 
     @property
     def rng(self) -> random.Random:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 from boxedin.engine.board import geometry
 from boxedin.engine.rules import MODES, Overlap, RuleSet
@@ -27,8 +26,7 @@ from boxedin.engine.rules import MODES, Overlap, RuleSet
 from ._dice_search import DiceSearch
 from ._dice_table import DiceTable
 from ._solver import StandardSearch
-
-Position = Any  # the core's Position (compiled or plain Python); it has no static type
+from .context import Position
 
 # The header and per-box segments of the engine's state array (engine/_core.py): its length tells
 # the board. Only the preset shapes are told apart (they all have distinct lengths); other shapes

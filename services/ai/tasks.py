@@ -19,6 +19,7 @@ from boxedin.common.settings import settings
 from boxedin.engine.backend import core
 from boxedin.engine.board import geometry
 
+from .context import Position
 from .evaluation import CandidateStats, Replies, evaluate_candidates
 
 _config = settings()
@@ -53,11 +54,11 @@ def warm_up(**_: Any) -> None:
         evaluate_for(position, [[position.open_edge_list()[0]]], 0.01, 1, rules.die, None, 0)
 
 
-def position_from(rules: list[Any], state: list[int]) -> Any:
+def position_from(rules: list[Any], state: list[int]) -> Position:
     """A position rebuilt from its rules (boxes, sizes, overlap code, die or 0, capturing edge
     free, capture owes a line) and its raw state."""
     boxes, sizes, overlap, die, free, owes = rules
-    position = core().Position(geometry(boxes, tuple(sizes)), overlap, die, free, owes, 0)
+    position: Position = core().Position(geometry(boxes, tuple(sizes)), overlap, die, free, owes, 0)
     position.set_state(state)
     return position
 
@@ -87,7 +88,7 @@ def evaluate(
 
 
 def evaluate_for(
-    position: Any,
+    position: Position,
     candidates: list[list[int]],
     seconds: float,
     seed: int,

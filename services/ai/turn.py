@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import secrets
 import time
-from typing import Any
 
 from boxedin.engine.actions import Action, Draw, EndTurn, Roll
 from boxedin.engine.dice import Dice
 from boxedin.engine.game import Game
 
-from .context import PlanContext, Player
+from .context import Evaluator, PlanContext, Player
 from .levels import make_player
 
 
@@ -31,7 +30,7 @@ def take_turn(
     seed: str | None = None,
     budget: float = 0.7,
     dice: Dice | None = None,
-    evaluate: Any = None,
+    evaluate: Evaluator | None = None,
 ) -> list[Action]:
     """The actions the player to move takes from here to the end of their turn.
 

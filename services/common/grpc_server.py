@@ -8,7 +8,7 @@ import logging
 import signal
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TypeAlias, TypeVar, cast
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -18,22 +18,32 @@ from .metrics import RPC_LATENCY
 
 log = logging.getLogger("boxedin.grpc")
 
+_Request = TypeVar("_Request")
+_Response = TypeVar("_Response")
+# A unary method as a grpc.aio server runs it: a coroutine function of the request and the aio
+# context. typeshed's RpcMethodHandler.unary_unary has the synchronous server's signature.
+_AioUnary: TypeAlias = Callable[
+    [_Request, grpc.aio.ServicerContext[_Request, _Response]], Awaitable[_Response]
+]
+
 
 class ObservingInterceptor(grpc.aio.ServerInterceptor):
     """Times every unary call by method and status code, and logs the slow or failed ones."""
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[_Request, _Response] | None]
+        ],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
+    ) -> grpc.RpcMethodHandler[_Request, _Response] | None:
         handler = await continuation(handler_call_details)
         if handler is None or handler.unary_unary is None:
             return handler
         method = handler_call_details.method.rsplit("/", 1)[-1]
-        inner = handler.unary_unary
+        inner = cast("_AioUnary[_Request, _Response]", handler.unary_unary)
 
-        async def observed(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        async def observed(request: _Request, context: grpc.aio.ServicerContext[_Request, _Response]) -> _Response:
             start = time.perf_counter()
             code = "OK"
             try:

@@ -3,7 +3,8 @@ status code with the reason in the trailing metadata key ``boxedin-reason``."""
 
 from __future__ import annotations
 
-from typing import NoReturn
+from collections.abc import Iterable
+from typing import Any, NoReturn, cast
 
 import grpc
 
@@ -47,7 +48,7 @@ class Refusal(Exception):
         return _STATUS.get(self.reason, grpc.StatusCode.INTERNAL)
 
 
-async def abort(context: grpc.aio.ServicerContext, refusal: Refusal) -> NoReturn:
+async def abort(context: grpc.aio.ServicerContext[Any, Any], refusal: Refusal) -> NoReturn:
     await context.abort(refusal.status, refusal.message, trailing_metadata=((REASON_KEY, refusal.reason),))
     raise AssertionError("unreachable: abort raises")
 
@@ -56,7 +57,9 @@ def refusal_of(error: grpc.RpcError) -> Refusal:
     """The refusal a failed call carries; an unreachable service is ``unavailable``."""
     reason = None
     trailing = error.trailing_metadata() if hasattr(error, "trailing_metadata") else None
-    for key, value in trailing or ():
+    # (key, value) pairs: grpc's are namedtuples, grpc.aio's a Metadata of tuples; typeshed types
+    # the former as a _Metadatum class that cannot be unpacked.
+    for key, value in cast("Iterable[tuple[str, str | bytes]]", trailing or ()):
         if key == REASON_KEY:
             reason = value
     code = error.code() if hasattr(error, "code") else None
