@@ -2,8 +2,8 @@
 
 export type Orientation = "h" | "v";
 export type EdgeRef = [Orientation, number, number];
-export type DrawnEdge = [Orientation, number, number, number];
 export type PlayerNo = 1 | 2;
+export type DrawnEdge = [Orientation, number, number, PlayerNo];
 
 export interface SquareChange {
   size: number;
@@ -99,14 +99,28 @@ export interface SavedSummary {
   updated: number;
 }
 
+// What an update applied: a player's action ("by" 1 or 2), or what changed around the game.
+export type UpdateAction =
+  | { roll: number; by: PlayerNo }
+  | { draw: EdgeRef; by: PlayerNo }
+  | { end_turn: true; by: PlayerNo }
+  | { undo: true; by: PlayerNo }
+  | { timeout: true; by: PlayerNo }
+  | { resign: true; by: PlayerNo }
+  | { resume: true }
+  | { visibility: boolean };
+
+// The server's frames (services/gateway/outgoing.py; tests/services/test_outgoing_frames.py
+// checks that they agree). A reply carries reply_to when the client's frame had an id. An
+// update's action is every UpdateAction; the client reads it loosely, as a record.
 export type ServerFrame =
-  | { type: "welcome"; device: string; saved: SavedSummary | null; server_time: number }
+  | { type: "welcome"; device: string; saved: SavedSummary | null; server_time: number; reply_to?: string | number }
   | { type: "state"; seq: number; game: GameState; reply_to?: string | number }
   | { type: "update"; seq: number; action: Record<string, unknown>; game: GameState }
   | { type: "saved"; saved: SavedSummary | null; reply_to?: string | number }
   | { type: "error"; code: string; message: string; reply_to?: string | number; seq?: number }
-  | { type: "ack"; reply_to: string | number }
-  | { type: "pong" };
+  | { type: "ack"; reply_to?: string | number }
+  | { type: "pong"; reply_to?: string | number };
 
 export interface NewGameOptions {
   mode: string;

@@ -1,0 +1,361 @@
+"""Server frames of the websocket protocol (docs/protocol.md) as models: the contract the web
+client's types (web/src/types.ts) are checked against, and what the tests hold every frame of
+the real server to.
+
+Two kinds of "nothing" are kept apart, because the client tells them apart:
+- a required field that may be null (``level``, ``seed``, ``to_move``, ``winner``, ``saved``...)
+  is always sent, as ``null`` when there is nothing;
+- an optional field (``reply_to``, the error's ``seq``, ``previews``, ``box_holders``) is left
+  out when there is nothing, and is never ``null``.
+Required fields have no default; optional ones default to ``None``, which ``_Model`` refuses as
+input and leaves out of the JSON, and which the JSON schema does not offer (``Absent``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    SerializerFunctionWrapHandler,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    Tag,
+    TypeAdapter,
+    model_serializer,
+    model_validator,
+)
+from pydantic.json_schema import SkipJsonSchema
+
+
+def _not_bool(value: Any) -> Any:
+    """Literals of numbers take ``True`` for 1 (``True == 1``); the protocol sends numbers."""
+    if isinstance(value, bool):
+        raise ValueError("a number, not true or false")
+    return value
+
+
+Absent = SkipJsonSchema[None]  # an optional field's "not sent": no null in the schema
+PlayerNo = Annotated[Literal[1, 2], BeforeValidator(_not_bool)]
+Winner = Annotated[Literal[0, 1, 2], BeforeValidator(_not_bool)]  # 0: a tie
+Orientation = Literal["h", "v"]
+Count = Annotated[StrictInt, Field(ge=0)]
+Positive = Annotated[StrictInt, Field(ge=1)]
+ReplyTo = Annotated[StrictStr, Field(max_length=64)] | StrictInt  # a client frame's id (frames.py)
+EdgeRef = tuple[Orientation, Count, Count]  # ["h", row, col]
+DrawnEdge = tuple[Orientation, Count, Count, PlayerNo]  # ["h", row, col, who drew it]
+ScorePair = tuple[StrictInt, StrictInt]  # players 1 and 2
+Opponent = Literal["ai", "local", "practice"]
+Level = Literal["easy", "normal", "hard", "expert"]
+
+
+def _no_null_default(schema: dict[str, Any]) -> None:
+    """An optional field's ``None`` means "not sent": the schema offers no null, so no default."""
+    for prop in schema.get("properties", {}).values():
+        if "default" in prop and prop["default"] is None:
+            del prop["default"]
+
+
+class _Model(BaseModel):
+    """Strict about what is there (``extra="forbid"``: a field the protocol does not name is an
+    error) and exact about what is not (see the module's docstring)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=_no_null_default)
+    _optional: ClassVar[frozenset[str]] = frozenset()  # the fields left out when None
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls._optional = frozenset(name for name, field in cls.model_fields.items() if not field.is_required())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _absent_is_not_null(cls, data: Any) -> Any:
+        if cls._optional and isinstance(data, dict):
+            for name in cls._optional:
+                if name in data and data[name] is None:
+                    raise ValueError(f"{name} is left out when there is none, never null")
+        return data
+
+    @model_serializer(mode="wrap")
+    def _leave_out_absent(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if self._optional and isinstance(data, dict):
+            for name in self._optional:
+                if name in data and data[name] is None:
+                    del data[name]
+        return data
+
+    def to_json(self) -> str:
+        """Compact JSON, as sent on the websocket."""
+        return self.model_dump_json()
+
+
+# --- the game state ------------------------------------------------------------------------------
+
+
+class Player(_Model):
+    name: StrictStr
+    kind: Literal["human", "ai", "practice"]
+
+
+class SquareChange(_Model):
+    """What an edge did to one square; ``points``: the change to ``player``'s score from it."""
+
+    size: Positive
+    row: Count
+    col: Count
+    kind: Literal["captured", "blocked", "removed", "taken_over"]
+    player: PlayerNo
+    points: StrictInt
+
+
+class HeldSquare(_Model):
+    size: Positive
+    row: Count
+    col: Count
+    owner: PlayerNo
+    points: StrictInt
+
+
+class HistoryEntry(_Model):
+    turn: Count
+    player: PlayerNo
+    edge: EdgeRef
+    changes: list[SquareChange]
+    score_change: ScorePair
+
+
+class EdgePreview(_Model):
+    dead: StrictBool
+    captures: list[SquareChange]
+    score_change: ScorePair
+    continuation: Count
+    one_short: Count
+
+
+class GameState(_Model):
+    """Everything the client draws (docs/protocol.md, "The game state"): the service's fields,
+    then the engine's view (boxedin.engine.view.game_view)."""
+
+    game: StrictStr
+    seq: Count
+    opponent: Opponent
+    level: Level | None  # null unless the opponent is the AI
+    clock: Count  # seconds per move, 0 for no clock
+    ai_speed: Literal["normal", "fast"]
+    seed: StrictStr | None
+    players: tuple[Player, Player]
+    ai_thinking: StrictBool
+    clock_remaining_ms: Count | None
+    mode: StrictStr
+    overlap: StrictStr | None  # null in 1x1 modes
+    boxes: Positive
+    die: Positive | None  # null: no dice
+    sizes: list[Positive]
+    capturing_edge_free: StrictBool
+    capture_owes_line: StrictBool
+    first: PlayerNo
+    to_move: PlayerNo | None
+    phase: Literal["roll", "draw", "over"]
+    roll: Positive | None
+    edges_left: Count | None
+    drawn_this_turn: Count
+    turn: Count
+    round: Positive
+    scores: ScorePair
+    over: StrictBool
+    winner: Winner | None
+    resigned: PlayerNo | None
+    ended_with_open_edges: StrictBool
+    can_undo: StrictBool
+    can_end_turn: StrictBool
+    open_edges: Count
+    edges: list[DrawnEdge]
+    squares: list[HeldSquare]
+    box_holders: list[PlayerNo | None] | Absent = None  # territory only
+    dead_edges: list[EdgeRef]
+    history: list[HistoryEntry]
+    previews: dict[StrictStr, EdgePreview] | Absent = None  # practice games, while running
+
+
+class SavedSummary(_Model):
+    game: StrictStr
+    mode: StrictStr
+    overlap: StrictStr | None
+    opponent: Opponent
+    level: Level | None
+    scores: ScorePair
+    round: Positive
+    updated: StrictFloat  # epoch seconds
+
+
+# --- what an update applied ----------------------------------------------------------------------
+
+
+class RollAction(_Model):
+    roll: Positive  # the roll as it counts (capped at the open edges)
+    by: PlayerNo
+
+
+class DrawAction(_Model):
+    draw: EdgeRef
+    by: PlayerNo
+
+
+class EndTurnAction(_Model):
+    end_turn: Literal[True]
+    by: PlayerNo
+
+
+class UndoAction(_Model):
+    undo: Literal[True]
+    by: PlayerNo
+
+
+class TimeoutAction(_Model):
+    timeout: Literal[True]
+    by: PlayerNo
+
+
+class ResignAction(_Model):
+    resign: Literal[True]
+    by: PlayerNo
+
+
+class ResumeAction(_Model):
+    """The game was reopened: not a player's action, so no ``by``."""
+
+    resume: Literal[True]
+
+
+class VisibilityAction(_Model):
+    """A game with a move clock went off (false) or came back on (true) screen."""
+
+    visibility: StrictBool
+
+
+_ACTION_KEYS = ("roll", "draw", "end_turn", "undo", "timeout", "resign", "resume", "visibility")
+
+
+def _action_kind(value: Any) -> str | None:
+    """The action's kind is the key it has, so a bad action is reported against its own shape
+    rather than against all eight."""
+    keys = value.keys() if isinstance(value, dict) else type(value).model_fields if isinstance(value, _Model) else ()
+    return next((key for key in _ACTION_KEYS if key in keys), None)
+
+
+UpdateAction = Annotated[
+    Annotated[RollAction, Tag("roll")]
+    | Annotated[DrawAction, Tag("draw")]
+    | Annotated[EndTurnAction, Tag("end_turn")]
+    | Annotated[UndoAction, Tag("undo")]
+    | Annotated[TimeoutAction, Tag("timeout")]
+    | Annotated[ResignAction, Tag("resign")]
+    | Annotated[ResumeAction, Tag("resume")]
+    | Annotated[VisibilityAction, Tag("visibility")],
+    Discriminator(_action_kind),
+]
+
+
+def _given(**optional: Any) -> dict[str, Any]:
+    """The optional fields that have a value: the others are left out, not set to null."""
+    return {name: value for name, value in optional.items() if value is not None}
+
+
+# --- the frames ----------------------------------------------------------------------------------
+# ``reply_to`` is on every reply to a client frame that had an ``id`` (docs/protocol.md, Frames):
+# welcome (to hello), state, saved, error, ack and pong. An update answers no one in particular.
+
+
+class Welcome(_Model):
+    type: Literal["welcome"]
+    device: StrictStr
+    saved: SavedSummary | None
+    server_time: StrictFloat  # epoch seconds
+    reply_to: ReplyTo | Absent = None
+
+    @classmethod
+    def build(
+        cls, device: str, saved: SavedSummary | None, server_time: float, reply_to: str | int | None = None
+    ) -> Welcome:
+        return cls(type="welcome", device=device, saved=saved, server_time=server_time, **_given(reply_to=reply_to))
+
+
+class State(_Model):
+    type: Literal["state"]
+    seq: Count
+    game: GameState
+    reply_to: ReplyTo | Absent = None
+
+
+class Update(_Model):
+    type: Literal["update"]
+    seq: Count
+    action: UpdateAction
+    game: GameState
+
+
+class Saved(_Model):
+    type: Literal["saved"]
+    saved: SavedSummary | None
+    reply_to: ReplyTo | Absent = None
+
+    @classmethod
+    def build(cls, saved: SavedSummary | None, reply_to: str | int | None = None) -> Saved:
+        return cls(type="saved", saved=saved, **_given(reply_to=reply_to))
+
+
+class Error(_Model):
+    type: Literal["error"]
+    code: StrictStr
+    message: StrictStr  # a sentence to show
+    reply_to: ReplyTo | Absent = None
+    seq: Count | Absent = None  # the game's seq, when the error concerns a game
+
+    @classmethod
+    def build(cls, code: str, message: str, *, reply_to: str | int | None = None, seq: int | None = None) -> Error:
+        return cls(type="error", code=code, message=message, **_given(reply_to=reply_to, seq=seq))
+
+
+class Ack(_Model):
+    type: Literal["ack"]
+    reply_to: ReplyTo | Absent = None
+
+    @classmethod
+    def build(cls, reply_to: str | int | None = None) -> Ack:
+        return cls(type="ack", **_given(reply_to=reply_to))
+
+
+class Pong(_Model):
+    type: Literal["pong"]
+    reply_to: ReplyTo | Absent = None
+
+    @classmethod
+    def build(cls, reply_to: str | int | None = None) -> Pong:
+        return cls(type="pong", **_given(reply_to=reply_to))
+
+
+ServerFrame = Annotated[Welcome | State | Update | Saved | Error | Ack | Pong, Field(discriminator="type")]
+SERVER_FRAMES: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)
+# A frame the gateway builds itself (state and update frames carry the engine's JSON as it is).
+ServerFrameModel = Welcome | Saved | Error | Ack | Pong
+
+
+def server_frame(raw: str | bytes | dict[str, Any]) -> Welcome | State | Update | Saved | Error | Ack | Pong:
+    """A frame the server sent (JSON text or parsed), as its model; ``pydantic.ValidationError``
+    says what breaks the protocol."""
+    if isinstance(raw, dict):
+        return SERVER_FRAMES.validate_python(raw)
+    return SERVER_FRAMES.validate_json(raw)
+
+
+def server_frame_schema() -> dict[str, Any]:
+    """The JSON schema of every server frame (what web/src/types.ts is checked against)."""
+    return SERVER_FRAMES.json_schema()
