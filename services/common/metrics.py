@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from prometheus_client import Counter, Gauge, Histogram
 
-RPC_LATENCY = Histogram(
-    "boxedin_rpc_seconds", "gRPC calls served, by method and status code", ["method", "code"]
-)
+RPC_LATENCY = Histogram("boxedin_rpc_seconds", "gRPC calls served, by method and status code", ["method", "code"])
 GAMES_CREATED = Counter("boxedin_games_created_total", "Games started", ["mode", "opponent"])
 ACTIONS = Counter("boxedin_actions_total", "Actions applied", ["action", "actor"])
 ACTION_LATENCY = Histogram(
@@ -30,3 +28,9 @@ CELERY_FALLBACKS = Counter(
 CELERY_TASKS = Counter("boxedin_expert_tasks_total", "Expert evaluation tasks, by outcome", ["outcome"])
 WEBSOCKETS = Gauge("boxedin_websocket_connections", "Open websocket connections")
 WEBSOCKET_FRAMES = Counter("boxedin_websocket_frames_total", "Client frames received, by type", ["type"])
+DEADLINES_FIRED = Counter(
+    "boxedin_deadlines_total", "Deadlines claimed by an engine replica, by what came of them", ["outcome"]
+)
+COMPUTER_TURNS_TAKEN = Counter(
+    "boxedin_computer_turn_jobs_total", "Computer turns taken from the work streams, by how", ["how"]
+)

@@ -8,6 +8,8 @@ from functools import cache
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from .keys import Keys
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="BOXEDIN_", extra="ignore")
@@ -17,6 +19,9 @@ class Settings(BaseSettings):
         default="redis://127.0.0.1:6379/0",
         validation_alias=AliasChoices("BOXEDIN_REDIS_URL", "REDIS_URL"),
     )
+    # Connections each process keeps to Redis, and how long a caller waits for a free one.
+    redis_max_connections: int = Field(default=512, ge=8)
+    redis_pool_wait_seconds: float = 5.0
     # Every key this installation writes starts with this, so tests and installations that
     # share one Redis never touch each other's keys.
     key_prefix: str = "boxedin:"
@@ -42,11 +47,25 @@ class Settings(BaseSettings):
     ai_pause_normal_seconds: float = 0.6
     ai_pause_fast_seconds: float = 0.15
 
+    # Partitions of the work streams and deadline sets (a game's keys share its partition's
+    # hash tag, for Redis Cluster). Must not change while games are stored.
+    work_partitions: int = Field(default=16, ge=1, le=1024)
+    # How often each engine replica looks for deadlines that fell due.
+    deadline_poll_seconds: float = 0.2
+    # A computer turn taken by an AI replica that has not touched it for this long (the
+    # replica died) is taken over by another.
+    ai_claim_idle_seconds: float = 10.0
+    # Computer turns one AI replica plays at once.
+    ai_concurrent_turns: int = 200
+
     # Updates of a game kept for clients that reconnect.
     updates_kept: int = 500
     log_level: str = "INFO"
     # Seconds a stopping server lets running calls finish.
     shutdown_grace_seconds: float = 5.0
+
+    def keys(self) -> Keys:
+        return Keys(self.key_prefix, self.work_partitions)
 
 
 @cache

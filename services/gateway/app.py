@@ -17,8 +17,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from boxedin.common.metrics import WEBSOCKETS
+from boxedin.common.redis_client import connect
 from boxedin.common.settings import Settings, settings
-from boxedin.v1 import ai_pb2_grpc, engine_pb2_grpc
+from boxedin.v1 import engine_pb2_grpc
 
 from .hub import UpdateHub
 from .session import Backends, Session
@@ -32,22 +33,18 @@ def create_app(config: Settings | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        client = redis.Redis.from_url(config.redis_url)
-        hub = UpdateHub(client, config.key_prefix)
+        client = connect(config)
+        hub = UpdateHub(client, config.keys())
         await hub.start()
         engine_channel = grpc.aio.insecure_channel(config.engine_address)
-        ai_channel = grpc.aio.insecure_channel(config.ai_address)
         app.state.redis = client
         app.state.engine_channel = engine_channel
-        app.state.backends = Backends(
-            engine_pb2_grpc.EngineStub(engine_channel), ai_pb2_grpc.AiStub(ai_channel), hub
-        )
+        app.state.backends = Backends(engine_pb2_grpc.EngineStub(engine_channel), hub)
         try:
             yield
         finally:
             await hub.stop()
             await engine_channel.close()
-            await ai_channel.close()
             await client.aclose()
 
     app = FastAPI(title="Boxed In gateway", lifespan=lifespan, docs_url=None, redoc_url=None)
@@ -76,15 +73,16 @@ def create_app(config: Settings | None = None) -> FastAPI:
         except redis.RedisError as exc:
             checks["redis"] = f"down: {exc}"
         try:
-            stub = health_pb2_grpc.HealthStub(request.app.state.engine_channel)
-            reply = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=2)
+            # typeshed's HealthStub declares no methods: grpc's generated __init__ sets them.
+            check: grpc.aio.UnaryUnaryMultiCallable[health_pb2.HealthCheckRequest, health_pb2.HealthCheckResponse] = (
+                health_pb2_grpc.HealthStub(request.app.state.engine_channel).Check  # type: ignore[attr-defined]
+            )
+            reply = await check(health_pb2.HealthCheckRequest(service=""), timeout=2)
             checks["engine"] = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status).lower()
         except grpc.RpcError as exc:
             checks["engine"] = f"down: {exc.code().name}"
         ready = checks["redis"] == "ok" and checks["engine"] == "serving"
-        return JSONResponse(
-            {"status": "ready" if ready else "not ready", **checks}, status_code=200 if ready else 503
-        )
+        return JSONResponse({"status": "ready" if ready else "not ready", **checks}, status_code=200 if ready else 503)
 
     @app.get("/metrics")
     async def metrics() -> Response:

@@ -88,9 +88,7 @@ def request_id(raw: Any) -> str | int | None:
     """The frame's id, if it is a usable one, so that even a refused frame gets its reply_to."""
     if isinstance(raw, dict):
         value = raw.get("id")
-        if (isinstance(value, str) and len(value) <= 64) or (
-            isinstance(value, int) and not isinstance(value, bool)
-        ):
+        if (isinstance(value, str) and len(value) <= 64) or (isinstance(value, int) and not isinstance(value, bool)):
             return value
     return None
 
@@ -106,9 +104,7 @@ def parse_frame(text: str) -> Any:
     if not isinstance(raw, dict):
         raise Refusal("bad_message", "a frame is a JSON object with a type")
     if raw.get("type") not in FRAME_TYPES:
-        raise Refusal(
-            "bad_message", f"unknown frame type {raw.get('type')!r}; the types are {', '.join(FRAME_TYPES)}"
-        )
+        raise Refusal("bad_message", f"unknown frame type {raw.get('type')!r}; the types are {', '.join(FRAME_TYPES)}")
     try:
         return _ADAPTER.validate_python(raw)
     except PydanticValidationError as exc:

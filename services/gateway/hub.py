@@ -1,4 +1,6 @@
-"""One Redis subscription per gateway process, fanned out to the sockets that follow a game."""
+"""One Redis subscription per gateway process, fanned out to the sockets that follow a game.
+Updates arrive as the engine's ``Update`` messages: their facts are fields, never read out of
+the frame's JSON."""
 
 from __future__ import annotations
 
@@ -9,25 +11,26 @@ import uuid
 from collections.abc import Awaitable, Callable
 
 import redis.asyncio as redis
+from google.protobuf.message import DecodeError
+
+from boxedin.common.keys import Keys
+from boxedin.v1 import common_pb2
 
 log = logging.getLogger("boxedin.gateway.hub")
-Listener = Callable[[str], Awaitable[None]]
+Listener = Callable[[common_pb2.Update], Awaitable[None]]
 
 
 class UpdateHub:
-    def __init__(self, client: redis.Redis, prefix: str) -> None:
+    def __init__(self, client: redis.Redis, keys: Keys) -> None:
         self.client = client
-        self.prefix = prefix
+        self.keys = keys
         self.pubsub = client.pubsub(ignore_subscribe_messages=True)
         self.listeners: dict[str, set[Listener]] = {}
         self._task: asyncio.Task[None] | None = None
 
-    def channel(self, game_id: str) -> str:
-        return f"{self.prefix}updates:{game_id}"
-
     async def start(self) -> None:
         # A channel of its own keeps the subscription open while no game is followed.
-        await self.pubsub.subscribe(f"{self.prefix}gateway:{uuid.uuid4().hex}")
+        await self.pubsub.subscribe(self.keys.gateway_channel(uuid.uuid4().hex))
         self._task = asyncio.create_task(self._listen())
 
     async def stop(self) -> None:
@@ -35,12 +38,12 @@ class UpdateHub:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        await self.pubsub.aclose()
+        await self.pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves PubSub.aclose unannotated
 
     async def follow(self, game_id: str, listener: Listener) -> None:
         listeners = self.listeners.setdefault(game_id, set())
         if not listeners:
-            await self.pubsub.subscribe(self.channel(game_id))
+            await self.pubsub.subscribe(self.keys.channel(game_id))
         listeners.add(listener)
 
     async def unfollow(self, game_id: str, listener: Listener) -> None:
@@ -51,10 +54,10 @@ class UpdateHub:
         if not listeners:
             del self.listeners[game_id]
             with contextlib.suppress(redis.RedisError):
-                await self.pubsub.unsubscribe(self.channel(game_id))
+                await self.pubsub.unsubscribe(self.keys.channel(game_id))
 
     async def _listen(self) -> None:
-        prefix = f"{self.prefix}updates:".encode()
+        prefix = self.keys.channel_prefix.encode()
         while True:
             try:
                 message = await self.pubsub.get_message(timeout=1.0)
@@ -68,9 +71,13 @@ class UpdateHub:
             if not channel.startswith(prefix):
                 continue
             game_id = channel[len(prefix) :].decode()
-            body = message["data"].decode()
+            try:
+                update = common_pb2.Update.FromString(message["data"])
+            except DecodeError:
+                log.error("an update that is not an Update message", extra={"game": game_id})
+                continue
             for listener in list(self.listeners.get(game_id, ())):
                 try:
-                    await listener(body)
+                    await listener(update)
                 except Exception:
                     log.exception("delivering an update failed", extra={"game": game_id})

@@ -11,6 +11,7 @@ import pytest
 
 from boxedin.launcher import Stack
 
+from edge_policy import open_edges
 from wsclient import Browser
 
 
@@ -73,9 +74,7 @@ def test_hello_comes_first_and_device_tokens_are_checked(browser: Browser) -> No
         ("x" * 9000, "too_large"),
     ],
 )
-def test_bad_frames_are_refused_with_their_code(
-    browser: Browser, frame: str | dict[str, Any], code: str
-) -> None:
+def test_bad_frames_are_refused_with_their_code(browser: Browser, frame: str | dict[str, Any], code: str) -> None:
     browser.hello()
     assert error_for(browser, frame)["code"] == code
 
@@ -112,9 +111,9 @@ def test_refused_actions_leave_the_game_unchanged(live_stack: Stack, browser: Br
     try:
         other.hello()
         assert error_for(other, {"type": "end_turn", "game": game})["code"] == "not_your_game"
-        assert error_for(other, {"type": "hello", "device": other.device, "game": game, "seq": 0})[
-            "code"
-        ] == ("not_your_game")
+        assert error_for(other, {"type": "hello", "device": other.device, "game": game, "seq": 0})["code"] == (
+            "not_your_game"
+        )
     finally:
         other.close()
     fresh = Browser(live_stack.url(), device=browser.device)
@@ -142,9 +141,7 @@ def test_no_move_while_the_ai_is_playing_and_no_undo_with_a_clock(browser: Brows
     state = browser.wait_until(lambda s: s["to_move"] == 1 and not s["ai_thinking"])
     assert state["clock_remaining_ms"] is not None and 0 < state["clock_remaining_ms"] <= 30_000
     browser.act(type="roll")
-    browser.act(
-        type="draw", edge=next([k[0], *map(int, k[1:].split(","))] for k in sorted(browser.state["previews"]))
-    )
+    browser.act(type="draw", edge=open_edges(browser.state)[0])
     if browser.state["to_move"] == 1 and not browser.state["over"]:
         assert not browser.state["can_undo"]
         assert error_for(browser, {"type": "undo", "game": browser.game_id})["code"] == "undo_not_allowed"

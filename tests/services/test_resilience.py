@@ -132,9 +132,7 @@ async def _race(stack: Stack) -> None:
                 )
                 for (o, r, c) in (a, b)
             ]  # fmt: skip
-            results = await asyncio.gather(
-                stubs[0].Act(requests[0]), stubs[1].Act(requests[1]), return_exceptions=True
-            )
+            results = await asyncio.gather(stubs[0].Act(requests[0]), stubs[1].Act(requests[1]), return_exceptions=True)
             applied = [r for r in results if not isinstance(r, Exception)]
             refused = [r for r in results if isinstance(r, grpc.aio.AioRpcError)]
             assert len(applied) == 1 and len(refused) == 1, results

@@ -9,7 +9,12 @@ import secrets
 import time
 from typing import Any
 
+from pydantic import ValidationError
 from websockets.sync.client import ClientConnection, connect
+
+from boxedin.gateway.outgoing import server_frame
+
+from edge_policy import choose_edge
 
 
 class ProtocolBroken(AssertionError):
@@ -45,6 +50,11 @@ class Browser:
         return frame
 
     def _apply(self, frame: dict[str, Any]) -> None:
+        # Every frame the real server sends is held to the models of the protocol.
+        try:
+            server_frame(frame)
+        except ValidationError as exc:
+            raise ProtocolBroken(f"the server sent a frame the protocol does not allow: {exc}") from None
         kind = frame["type"]
         if kind == "state":
             self.state, self.seq = frame["game"], frame["seq"]
@@ -112,22 +122,13 @@ class Browser:
                 raise ProtocolBroken(f"{frame} refused: {reply['code']}: {reply['message']}")
 
     def play_turn(self) -> None:
-        """Plays the turn of the player to move with a simple policy: take what is offered,
-        else give away as little as possible."""
+        """Plays the turn of the player to move with a simple policy (edge_policy)."""
         state = self.state
         assert state is not None
         if state["phase"] == "roll":
             self.act(type="roll")
             return
-        previews = state["previews"]
-        mover = state["to_move"] - 1
-
-        def worth(key: str) -> tuple[int, int, int]:
-            p = previews[key]
-            return (p["score_change"][mover] - p["score_change"][1 - mover], -p["one_short"], -int(p["dead"]))
-
-        key = max(sorted(previews), key=worth)
-        self.act(type="draw", edge=[key[0], *map(int, key[1:].split(","))])
+        self.act(type="draw", edge=choose_edge(state))
 
     def play_to_the_end(self, timeout: float = 120) -> dict[str, Any]:
         deadline = time.monotonic() + timeout

@@ -9,6 +9,7 @@ from typing import Any
 
 from playwright.sync_api import expect
 
+from edge_policy import boxes_completed, open_edges
 from webtools import (
     DESKTOP,
     PHONE,
@@ -17,7 +18,6 @@ from webtools import (
     edge_key,
     game_state,
     human_to_move,
-    open_edges,
     play_human_turn,
     play_to_end,
     tap_edge,
@@ -138,7 +138,7 @@ def test_standard_capture_and_undo(open_page, shot):
         if g["over"]:
             break
         edge = best_edge(g, 1)
-        gain = g["previews"][edge_key(edge)]["score_change"][0]
+        gain = boxes_completed(g, edge)  # Standard: every square a box, a point each
         if gain > 0 and not undone:
             before = g
             tap_edge(page, edge)

@@ -8,6 +8,8 @@ from typing import Any
 
 from playwright.sync_api import Page
 
+from edge_policy import choose_edge
+
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
 UNIT = 100  # one box in the board's SVG units (web/src/geometry.ts)
@@ -40,21 +42,6 @@ def summary(g: dict[str, Any] | None) -> str:
     return ", ".join(f"{k}={g.get(k)}" for k in keys)
 
 
-def open_edges(g: dict[str, Any]) -> list[list[Any]]:
-    drawn = {(e[0], e[1], e[2]) for e in g["edges"]}
-    n = g["boxes"]
-    out = []
-    for r in range(n + 1):
-        for c in range(n):
-            if ("h", r, c) not in drawn:
-                out.append(["h", r, c])
-        if r < n:
-            for c in range(n + 1):
-                if ("v", r, c) not in drawn:
-                    out.append(["v", r, c])
-    return out
-
-
 def edge_key(e: list[Any]) -> str:
     return f"{e[0]}{e[1]},{e[2]}"
 
@@ -85,19 +72,10 @@ def tap_edge(page: Page, edge: list[Any]) -> None:
 
 
 def best_edge(g: dict[str, Any], player: int, prefer_capture: bool = True) -> list[Any]:
-    """A capturing edge if there is one, else an edge that leaves the fewest boxes one short."""
-    previews = g.get("previews") or {}
-    edges = open_edges(g)
-    idx = player - 1
-
-    def score(e: list[Any]) -> tuple[int, int]:
-        p = previews.get(edge_key(e))
-        if not p:
-            return (0, 0)
-        gain = p["score_change"][idx] - p["score_change"][1 - idx]
-        return (gain if prefer_capture else -gain, -p["one_short"])
-
-    return max(edges, key=score)
+    """A capturing edge if there is one, else an edge that leaves the fewest boxes one short
+    (edge_policy; ``player`` is the one to move, whom the policy plays for)."""
+    assert g["to_move"] in (None, player)
+    return choose_edge(g, prefer_capture)
 
 
 def human_to_move(g: dict[str, Any]) -> bool:

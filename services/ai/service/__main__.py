@@ -1,4 +1,5 @@
-"""`python -m boxedin.ai.service`: runs the AI service."""
+"""`python -m boxedin.ai.service`: runs the AI service: the computer turns from the work streams
+and the gRPC calls."""
 
 from __future__ import annotations
 
@@ -6,37 +7,44 @@ import asyncio
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 
-import redis.asyncio as redis
+import grpc
 
 from boxedin.common.grpc_server import serve
 from boxedin.common.logs import setup_logging
+from boxedin.common.redis_client import connect
 from boxedin.common.settings import settings
-from boxedin.v1 import ai_pb2_grpc
+from boxedin.v1 import ai_pb2_grpc, engine_pb2_grpc
 
 from .server import AiService
+from .thinking import Thinker
+from .turns import TurnPlayer
 
 
 async def main() -> None:
     config = settings()
     setup_logging("ai", config.log_level)
-    client = redis.Redis.from_url(config.redis_url)
+    client = connect(config)
 
     def make_executor() -> ProcessPoolExecutor:
         # Worker processes choose the turns; "spawn" keeps them free of the event loop's state.
         return ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn"))
 
-    service = AiService(config, client, make_executor)
+    thinker = Thinker(config, make_executor)
+    channel = grpc.aio.insecure_channel(config.engine_address)
+    turns = TurnPlayer(config, client, engine_pb2_grpc.EngineStub(channel), thinker)
+    await turns.start()
 
     async def stop() -> None:
-        await service.close()
-        service.executor.shutdown(wait=False, cancel_futures=True)
+        await turns.stop()
+        thinker.shutdown()
+        await channel.close()
         await client.aclose()
 
     await serve(
         "boxedin.v1.Ai",
         config.ai_address,
         config.ai_metrics_port,
-        lambda server: ai_pb2_grpc.add_AiServicer_to_server(service, server),
+        lambda server: ai_pb2_grpc.add_AiServicer_to_server(AiService(config, thinker), server),
         config.shutdown_grace_seconds,
         stop,
     )

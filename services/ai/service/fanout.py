@@ -61,7 +61,7 @@ class CeleryEvaluator:
         work_until = time.time() + max(0.01, seconds * WORK_FRACTION)
         pending = [
             evaluate.apply_async(
-                args=[
+                args=(
                     self.rules,
                     state,
                     [list(c) for c in candidates],
@@ -70,7 +70,7 @@ class CeleryEvaluator:
                     horizon,
                     k * SHARE_STRIDE,
                     None if replies is None else [[list(r) for r in faces] for faces in replies],
-                ],
+                ),
                 expires=self.expiry,
             )
             for k in range(self.shares)

@@ -3,18 +3,26 @@ service's event loop keeps pacing other games' moves meanwhile."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
+from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
+from boxedin.common.settings import Settings
 from boxedin.engine import codec
 from boxedin.engine.actions import Action
 
 from ..turn import take_turn
 from .fanout import CeleryEvaluator
 
+log = logging.getLogger("boxedin.ai")
 # Celery tasks an Expert turn is spread over (one per worker process).
 SHARES = 2
+# How far past its budget a turn may run before its worker process is given up on.
+THINK_GRACE_SECONDS = 15.0
 
 
 @dataclass
@@ -45,3 +53,53 @@ def choose_turn(record: bytes, level: str, budget: float, use_pool: bool, expiry
         thought.tasks_done = evaluator.report.tasks_done
         thought.fallbacks = evaluator.report.fallbacks
     return thought
+
+
+class Thinker:
+    """Chooses turns in worker processes. A worker that does not answer well past the budget is
+    replaced, so that one stuck process cannot stall every game, and the turn is chosen again:
+    by the same level on the new workers, and if that fails too, by Hard in this process, so
+    that the game goes on."""
+
+    def __init__(self, config: Settings, make_executor: Callable[[], Executor]) -> None:
+        self.config = config
+        self.make_executor = make_executor
+        self.executor = make_executor()
+
+    async def think(self, record: bytes, level: str) -> Thought:
+        try:
+            return await self._in_pool(record, level)
+        except TimeoutError:
+            pass
+        try:
+            return await self._in_pool(record, level)
+        except TimeoutError:
+            log.error("a turn failed twice in the worker processes; Hard chooses it", extra={"level": level})
+            budget = self.config.expert_budget_seconds
+            return await asyncio.to_thread(choose_turn, record, "hard", budget, False, 0.0)
+
+    async def _in_pool(self, record: bytes, level: str) -> Thought:
+        loop = asyncio.get_running_loop()
+        call = loop.run_in_executor(
+            self.executor,
+            choose_turn,
+            record,
+            level,
+            self.config.expert_budget_seconds,
+            self.config.use_celery,
+            self.config.celery_task_expiry_seconds,
+        )
+        try:
+            return await asyncio.wait_for(call, timeout=self.config.expert_budget_seconds + THINK_GRACE_SECONDS)
+        except TimeoutError:
+            log.error("a turn took far too long; replacing the worker processes", extra={"level": level})
+            stuck = self.executor
+            self.executor = self.make_executor()
+            # shutdown() would wait on the stuck process forever; it has to be stopped.
+            for process in list(getattr(stuck, "_processes", {}).values()):
+                process.kill()
+            stuck.shutdown(wait=False, cancel_futures=True)
+            raise
+
+    def shutdown(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)

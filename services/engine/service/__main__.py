@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
-import redis.asyncio as redis
-
 from boxedin.common.grpc_server import serve
 from boxedin.common.logs import setup_logging
+from boxedin.common.redis_client import connect
 from boxedin.common.settings import settings
 from boxedin.v1 import engine_pb2_grpc
 
+from .deadlines import DeadlineLoop
 from .server import EngineService
 from .store import GameStore
 
@@ -18,11 +18,13 @@ from .store import GameStore
 async def main() -> None:
     config = settings()
     setup_logging("engine", config.log_level)
-    client = redis.Redis.from_url(config.redis_url)
-    service = EngineService(GameStore(client, config.key_prefix, config.updates_kept), config.ai_address)
+    client = connect(config)
+    service = EngineService(GameStore(client, config.keys(), config.updates_kept))
+    deadlines = DeadlineLoop(service, config.deadline_poll_seconds)
+    deadlines.start()
 
     async def stop() -> None:
-        await service.close()
+        await deadlines.stop()
         await client.aclose()
 
     await serve(

@@ -1,51 +1,49 @@
 """The move clock, kept by the server: it counts down the seconds for the next roll or edge of
-a person (the AI is not timed), starts again with every roll and every edge, and stands still
-while the game is off screen."""
+a person (the computer is not timed), starts again with every roll and every edge, and stands
+still while the game is off screen. When it runs out the engine's deadline loop ends the turn."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from boxedin.engine.game import Game
 
-from .setup import computer_seat
+from .record import GameRecord
 
 # A timeout sent by a browser may arrive a little before the server's own deadline.
 GRACE_SECONDS = 0.25
 
 
-def applies(game: Game, meta: dict[str, Any]) -> bool:
-    return bool(meta["clock"]) and not game.over and game.to_move != computer_seat(meta)
+def applies(game: Game, record: GameRecord) -> bool:
+    return bool(record.clock) and not game.over and not record.computer_to_move(game)
 
 
-def restart(game: Game, meta: dict[str, Any], now: float) -> None:
+def restart(game: Game, record: GameRecord, now: float) -> None:
     """After any change: a full clock for whoever is to move now, if they are timed."""
-    meta["deadline"] = meta["remaining_ms"] = None
-    if applies(game, meta):
-        if meta["hidden"]:
-            meta["remaining_ms"] = meta["clock"] * 1000
+    record.deadline = record.remaining_ms = None
+    if applies(game, record):
+        if record.hidden:
+            record.remaining_ms = record.clock * 1000
         else:
-            meta["deadline"] = now + meta["clock"]
+            record.deadline = now + record.clock
 
 
-def remaining_ms(meta: dict[str, Any], now: float) -> int | None:
-    if meta["deadline"] is not None:
-        return max(0, round((meta["deadline"] - now) * 1000))
-    return meta["remaining_ms"]
+def remaining_ms(record: GameRecord, now: float) -> int | None:
+    if record.deadline is not None:
+        return max(0, round((record.deadline - now) * 1000))
+    return record.remaining_ms
 
 
-def expired(meta: dict[str, Any], now: float) -> bool:
-    return meta["deadline"] is not None and now >= meta["deadline"] - GRACE_SECONDS
+def expired(record: GameRecord, now: float) -> bool:
+    return record.deadline is not None and now >= record.deadline - GRACE_SECONDS
 
 
-def set_visible(meta: dict[str, Any], visible: bool, now: float) -> None:
-    if visible and meta["hidden"]:
-        meta["hidden"] = False
-        if meta["remaining_ms"] is not None:
-            meta["deadline"] = now + meta["remaining_ms"] / 1000
-            meta["remaining_ms"] = None
-    elif not visible and not meta["hidden"]:
-        meta["hidden"] = True
-        if meta["deadline"] is not None:
-            meta["remaining_ms"] = remaining_ms(meta, now)
-            meta["deadline"] = None
+def set_visible(record: GameRecord, visible: bool, now: float) -> None:
+    if visible and record.hidden:
+        record.hidden = False
+        if record.remaining_ms is not None:
+            record.deadline = now + record.remaining_ms / 1000
+            record.remaining_ms = None
+    elif not visible and not record.hidden:
+        record.hidden = True
+        if record.deadline is not None:
+            record.remaining_ms = remaining_ms(record, now)
+            record.deadline = None

@@ -1,43 +1,37 @@
-"""The engine service's gRPC handlers: every action is load, check, apply, compare-and-set."""
+"""The engine service's gRPC handlers: every change is load, authorize, check, apply,
+compare-and-set. The engine calls no other service: a computer turn it leaves to play goes to a
+work stream with the commit, and its deadlines to a sorted set that its deadline loop reads."""
 
 from __future__ import annotations
 
-import asyncio
-import json
 import logging
 import time
 from collections import OrderedDict
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 import grpc
 import redis.asyncio as redis
 
-from boxedin.common.devices import check_device
+from boxedin.common.devices import check_device, device_hash
 from boxedin.common.metrics import ACTION_LATENCY, ACTIONS, CAS_CONFLICTS, GAMES_CREATED, RULE_ERRORS
 from boxedin.common.reasons import Refusal, abort
 from boxedin.engine import codec
-from boxedin.engine.actions import (
-    Action,
-    Draw,
-    EndTurn,
-    GameError,
-    Resign,
-    Roll,
-    Timeout,
-    Undo,
-    edge_from_json,
-)
+from boxedin.engine.actions import Action, Draw, EndTurn, GameError, Resign, Roll, Timeout, Undo, edge_from_json
 from boxedin.engine.game import Game
-from boxedin.v1 import ai_pb2, ai_pb2_grpc, common_pb2, engine_pb2, engine_pb2_grpc
+from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 
 from . import clock
-from .setup import computer_seat, computer_to_move, new_game, new_game_id
-from .state import frame, game_state, summary
-from .store import GameStore, StoredGame
+from .record import CLOCK, COMPUTER, Caller, GameRecord, Person, View, authorize
+from .setup import new_game, new_game_id
+from .state import game_state, summary, to_json, update_frame
+from .store import Commit, GameStore, StoredGame
 
 log = logging.getLogger("boxedin.engine")
 Actor = common_pb2.Actor
 _CACHED_GAMES = 2048
+_Request = TypeVar("_Request")
+_Reply = TypeVar("_Reply")
 
 
 def action_from_proto(action: common_pb2.Action) -> Action:
@@ -68,15 +62,37 @@ def action_json(action: Action, game: Game, by: int) -> dict[str, Any]:
     return {**action.to_json(), "by": by}
 
 
+def facts(seq: int, game: Game, record: GameRecord) -> common_pb2.GameFacts:
+    return common_pb2.GameFacts(
+        seq=seq,
+        to_move=game.to_move or 0,
+        phase=game.phase,
+        over=game.over,
+        ai_thinking=record.computer_to_move(game),
+        deadline=record.next_deadline() or 0.0,
+        turn=int(game.position.turn),
+        clock=record.clock,
+    )
+
+
+def caller_of(request: engine_pb2.ActRequest) -> Caller:
+    """Who makes an action request: a person (by the hash of the device token), the computer,
+    or a deadline."""
+    if request.actor == Actor.ACTOR_HUMAN:
+        return Person(device_hash(request.device))
+    if request.actor == Actor.ACTOR_AI:
+        return COMPUTER
+    if request.actor == Actor.ACTOR_CLOCK:
+        return CLOCK
+    raise Refusal("malformed", "the request names no actor")
+
+
 class EngineService(engine_pb2_grpc.EngineServicer):
-    def __init__(self, store: GameStore, ai_address: str | None) -> None:
+    def __init__(self, store: GameStore) -> None:
         self.store = store
-        self.ai_address = ai_address
-        self._ai_channel: grpc.aio.Channel | None = None
         # Decoded games by id, with the seq they stand at: consecutive actions on one game
         # skip replaying its record. An entry is taken out while an action uses it.
         self._games: OrderedDict[str, tuple[int, Game]] = OrderedDict()
-        self._background: set[asyncio.Task[Any]] = set()
 
     # --- plumbing ---------------------------------------------------------------------------
 
@@ -90,7 +106,15 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         cached = self._games.pop(game_id, None)
         if cached is not None and cached[0] == stored.seq:
             return stored, cached[1]
-        return stored, codec.decode(stored.record)
+        return stored, codec.decode(stored.game)
+
+    async def _load_for(self, game_id: str, device: str, what: View) -> tuple[StoredGame, Game]:
+        """Loads a game a device may see (``device`` empty: one of the project's services)."""
+        stored, game = await self._load(game_id)
+        self._remember(game_id, stored.seq, game)
+        if device:
+            authorize(stored.record, game, Person(device_hash(device)), what)
+        return stored, game
 
     def _remember(self, game_id: str, seq: int, game: Game) -> None:
         self._games[game_id] = (seq, game)
@@ -99,79 +123,75 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             self._games.popitem(last=False)
 
     def _snapshot(
-        self, game_id: str, seq: int, game: Game, meta: dict[str, Any], state: dict[str, Any], update: str = ""
-    ) -> Any:
+        self,
+        game_id: str,
+        seq: int,
+        game: Game,
+        record: GameRecord,
+        state_json: str,
+        *,
+        update: str = "",
+        encoded: bytes | None = None,
+        game_facts: common_pb2.GameFacts | None = None,
+    ) -> common_pb2.GameSnapshot:
         return common_pb2.GameSnapshot(
             update_json=update,
             game_id=game_id,
             seq=seq,
-            state_json=json.dumps(state, separators=(",", ":")),
-            device=meta["device"],
-            opponent=meta["opponent"],
-            level=meta["level"] or "",
+            state_json=state_json,
+            opponent=record.opponent,
+            level=record.level or "",
             to_move=game.to_move or 0,
             over=game.over,
-            computer_to_move=computer_to_move(game, meta),
-            ai_speed=meta["ai_speed"],
-            record=codec.encode(game),
+            ai_speed=record.ai_speed,
+            record=encoded if encoded is not None else codec.encode(game),
+            facts=game_facts if game_facts is not None else facts(seq, game, record),
         )
 
+    def _read(self, stored: StoredGame, game: Game) -> common_pb2.GameSnapshot:
+        """A game as it stands, for a call that changes nothing."""
+        state = game_state(stored.game_id, stored.seq, game, stored.record, time.time())
+        return self._snapshot(stored.game_id, stored.seq, game, stored.record, to_json(state))
+
+    def _computer_turn(
+        self, game_id: str, seq: int, game: Game, record: GameRecord, caller: Caller | None
+    ) -> common_pb2.ComputerTurn | None:
+        """The computer turn a change leaves to play: when the computer is to move after it and
+        the change was not the computer's own (it plays its turn to the end by itself)."""
+        if caller is COMPUTER or not record.computer_to_move(game):
+            return None
+        return common_pb2.ComputerTurn(game_id=game_id, seq=seq, turn=int(game.position.turn))
+
     async def _commit(
-        self,
-        stored: StoredGame,
-        game: Game,
-        meta: dict[str, Any],
-        action: dict[str, Any],
-        now: float,
-        *,
-        by_computer: bool = False,
-    ) -> Any:
-        """Stores the changed game if nobody else changed it first, and publishes the update.
-        When the computer is to move next, the AI service is asked to play (unless this was the
-        computer's own move: it plays its turn to the end by itself)."""
-        meta["updated"] = now
+        self, stored: StoredGame, game: Game, action: dict[str, Any], now: float, caller: Caller | None
+    ) -> common_pb2.GameSnapshot:
+        """Stores the changed game if nobody else changed it first, with its update, the
+        computer turn it leaves to play and its next deadline."""
+        record = stored.record
+        record.updated = now
         seq = stored.seq + 1
-        state = game_state(stored.game_id, seq, game, meta, now)
-        update = frame("update", seq, state, action)
+        state_json = to_json(game_state(stored.game_id, seq, game, record, now))
+        body = update_frame(seq, action, state_json)
+        game_facts = facts(seq, game, record)
+        encoded = codec.encode(game)
+        change = Commit(
+            update=common_pb2.Update(game_id=stored.game_id, seq=seq, frame_json=body, facts=game_facts),
+            computer_turn=self._computer_turn(stored.game_id, seq, game, record, caller),
+            finished=game.over,
+        )
         try:
-            stored_ok = await self.store.compare_and_set(stored, codec.encode(game), meta, update, finished=game.over)
+            stored_ok = await self.store.commit(stored.game_id, stored.seq, encoded, record, change)
         except redis.RedisError as exc:
             raise Refusal("unavailable", "the game store cannot be reached; the game is unchanged") from exc
         if not stored_ok:
             CAS_CONFLICTS.inc()
             raise Refusal("busy", "another action on this game was applied at the same moment; try again")
         self._remember(stored.game_id, seq, game)
-        if computer_to_move(game, meta) and not by_computer:
-            self._start_computer_turn(stored.game_id)
-        return self._snapshot(stored.game_id, seq, game, meta, state, update)
+        return self._snapshot(
+            stored.game_id, seq, game, record, state_json, update=body, encoded=encoded, game_facts=game_facts
+        )
 
-    def _start_computer_turn(self, game_id: str) -> None:
-        """Asks the AI service to play the computer's turn; it plays through Act like anyone."""
-        if not self.ai_address:
-            return
-        if self._ai_channel is None:
-            self._ai_channel = grpc.aio.insecure_channel(self.ai_address)
-        stub = ai_pb2_grpc.AiStub(self._ai_channel)
-
-        async def ask() -> None:
-            try:
-                await stub.PlayTurn(ai_pb2.PlayTurnRequest(game_id=game_id), timeout=5)
-            except grpc.RpcError as exc:
-                log.warning(
-                    "AI service did not take the turn", extra={"game": game_id, "error": str(exc.code())}
-                )
-
-        task = asyncio.create_task(ask())
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-
-    async def close(self) -> None:
-        if self._background:
-            await asyncio.wait(self._background, timeout=2)
-        if self._ai_channel is not None:
-            await self._ai_channel.close()
-
-    async def _guard(self, context: grpc.aio.ServicerContext, work: Any) -> Any:
+    async def _guard(self, context: grpc.aio.ServicerContext[_Request, _Reply], work: Awaitable[_Reply]) -> _Reply:
         try:
             return await work
         except Refusal as refusal:
@@ -180,13 +200,18 @@ class EngineService(engine_pb2_grpc.EngineServicer):
 
     # --- the calls --------------------------------------------------------------------------
 
-    async def CreateGame(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def CreateGame(
+        self,
+        request: engine_pb2.CreateGameRequest,
+        context: grpc.aio.ServicerContext[engine_pb2.CreateGameRequest, common_pb2.GameSnapshot],
+    ) -> common_pb2.GameSnapshot:
         return await self._guard(context, self._create(request))
 
-    async def _create(self, request: Any) -> Any:
+    async def _create(self, request: engine_pb2.CreateGameRequest) -> common_pb2.GameSnapshot:
         setup = request.setup
-        game, meta = new_game(
-            request.device,
+        device = device_hash(request.device)
+        game, record = new_game(
+            device,
             mode=setup.mode,
             overlap=setup.overlap,
             opponent=setup.opponent or "ai",
@@ -197,40 +222,45 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             seed=setup.seed,
         )
         now = time.time()
-        clock.restart(game, meta, now)
+        clock.restart(game, record, now)
         game_id = new_game_id()
+        change = Commit(computer_turn=self._computer_turn(game_id, 0, game, record, None))
         try:
-            # The practice game is a tool beside the game list: it never replaces the saved game.
-            saved = not (game.mode is not None and game.mode.practice)
-            await self.store.create(game_id, codec.encode(game), meta, request.device, saved=saved)
+            await self.store.commit(game_id, -1, codec.encode(game), record, change)
+            if record.saved:
+                await self.store.make_saved(device, game_id)
         except redis.RedisError as exc:
             raise Refusal("unavailable", "the game store cannot be reached") from exc
-        GAMES_CREATED.labels(setup.mode, meta["opponent"]).inc()
+        GAMES_CREATED.labels(setup.mode, record.opponent).inc()
         self._remember(game_id, 0, game)
-        if computer_to_move(game, meta):
-            self._start_computer_turn(game_id)
-        return self._snapshot(game_id, 0, game, meta, game_state(game_id, 0, game, meta, now))
+        return self._snapshot(game_id, 0, game, record, to_json(game_state(game_id, 0, game, record, now)))
 
-    async def GetGame(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def GetGame(
+        self,
+        request: engine_pb2.GetGameRequest,
+        context: grpc.aio.ServicerContext[engine_pb2.GetGameRequest, common_pb2.GameSnapshot],
+    ) -> common_pb2.GameSnapshot:
         return await self._guard(context, self._get(request.game_id, request.device))
 
-    async def _get(self, game_id: str, device: str) -> Any:
-        stored, game = await self._load(game_id)
-        if device and stored.meta["device"] != device:
-            raise Refusal("not_your_game", "this game belongs to another device")
-        self._remember(game_id, stored.seq, game)
-        state = game_state(game_id, stored.seq, game, stored.meta, time.time())
-        return self._snapshot(game_id, stored.seq, game, stored.meta, state)
+    async def _get(self, game_id: str, device: str) -> common_pb2.GameSnapshot:
+        stored, game = await self._load_for(game_id, device, "view")
+        return self._read(stored, game)
 
-    async def Act(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        return await self._guard(context, self._act(request))
+    async def Act(
+        self,
+        request: engine_pb2.ActRequest,
+        context: grpc.aio.ServicerContext[engine_pb2.ActRequest, common_pb2.GameSnapshot],
+    ) -> common_pb2.GameSnapshot:
+        return await self._guard(context, self.act(request))
 
-    async def _act(self, request: Any) -> Any:
+    async def act(self, request: engine_pb2.ActRequest) -> common_pb2.GameSnapshot:
+        """One action, from a call or from the deadline loop."""
         started = time.perf_counter()
         action = action_from_proto(request.action)
+        caller = caller_of(request)
         stored, game = await self._load(request.game_id)
         try:
-            snapshot = await self._apply(request, action, stored, game)
+            snapshot = await self._apply(request, caller, action, stored, game)
         except Refusal as refusal:
             # A refused action leaves the game as loaded, so it can be kept for the next one;
             # after a lost race or a failed write it holds an action that was not stored.
@@ -242,69 +272,65 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         ACTION_LATENCY.labels(name).observe(time.perf_counter() - started)
         return snapshot
 
-    async def _apply(self, request: Any, action: Action, stored: StoredGame, game: Game) -> Any:
-        meta = stored.meta
-        actor = request.actor
-        if actor == Actor.ACTOR_HUMAN and stored.meta["device"] != request.device:
-            raise Refusal("not_your_game", "this game belongs to another device")
-        if actor not in (Actor.ACTOR_HUMAN, Actor.ACTOR_AI, Actor.ACTOR_CLOCK):
-            raise Refusal("malformed", "the request names no actor")
+    async def _apply(
+        self, request: engine_pb2.ActRequest, caller: Caller, action: Action, stored: StoredGame, game: Game
+    ) -> common_pb2.GameSnapshot:
+        record = stored.record
+        seat = authorize(record, game, caller, action)
         if request.expected_seq >= 0 and request.expected_seq != stored.seq:
-            raise Refusal(
-                "stale", f"the game has moved on (it is at {stored.seq}, not {request.expected_seq})"
-            )
+            raise Refusal("stale", f"the game has moved on (it is at {stored.seq}, not {request.expected_seq})")
         if game.over:
             raise Refusal("game_over", "the game is over: no more actions are possible")
         now = time.time()
-        computer = computer_to_move(game, meta)
         mover = game.to_move or 0
         if isinstance(action, Resign):
-            if actor != Actor.ACTOR_HUMAN:
-                raise Refusal("malformed", "only a player can resign")
-            # Against the computer the person resigns; in a local game, the player to move.
-            action = Resign(1 if computer_seat(meta) else mover)
-        elif actor == Actor.ACTOR_HUMAN and computer:
-            raise Refusal("not_your_turn", "the computer is playing its turn")
-        elif actor == Actor.ACTOR_AI and not computer:
-            raise Refusal("not_your_turn", "it is not the computer's turn")
-        elif actor == Actor.ACTOR_CLOCK and not isinstance(action, Timeout):
-            raise Refusal("malformed", "the clock can only end a turn")
+            action = Resign(seat)
         time_up = False
         if isinstance(action, Timeout):
-            if not (clock.applies(game, meta) and clock.expired(meta, now)):
+            if not (clock.applies(game, record) and clock.expired(record, now)):
                 raise Refusal("clock_running", "the move clock still has time left")
-        elif actor == Actor.ACTOR_HUMAN and clock.applies(game, meta) and clock.expired(meta, now):
+        elif caller is not COMPUTER and clock.applies(game, record) and clock.expired(record, now):
             # Too late: the turn ended when the clock ran out, whatever this action was.
             action, time_up = Timeout(), True
         try:
             game.apply(action)
         except GameError as exc:
             raise Refusal(exc.code, exc.message) from None
-        clock.restart(game, meta, now)
-        snapshot = await self._commit(
-            stored, game, meta, action_json(action, game, mover), now, by_computer=actor == Actor.ACTOR_AI
-        )
+        clock.restart(game, record, now)
+        snapshot = await self._commit(stored, game, action_json(action, game, mover), now, caller)
         if time_up:
             raise Refusal("time_up", "the move clock ran out before that: the turn has ended")
         return snapshot
 
-    async def GetSavedGame(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def GetSavedGame(
+        self,
+        request: engine_pb2.DeviceRequest,
+        context: grpc.aio.ServicerContext[engine_pb2.DeviceRequest, common_pb2.SavedGameSummary],
+    ) -> common_pb2.SavedGameSummary:
         return await self._guard(context, self._saved(request.device))
 
     async def _saved_game(self, device: str) -> tuple[StoredGame, Game]:
-        check_device(device)
+        device = device_hash(device)
         try:
             game_id = await self.store.saved_game_id(device)
+            if game_id is None:
+                raise Refusal("no_game", "this device has no saved game")
+            try:
+                stored, game = await self._load(game_id)
+            except Refusal:
+                stored = None
+            if stored is None or game.over:
+                # A finished game is no longer kept as the device's saved game.
+                await self.store.forget_saved(device, game_id)
+                raise Refusal("no_game", "this device has no saved game")
         except redis.RedisError as exc:
             raise Refusal("unavailable", "the game store cannot be reached") from exc
-        if game_id is None:
-            raise Refusal("no_game", "this device has no saved game")
-        return await self._load(game_id)
+        return stored, game
 
-    async def _saved(self, device: str) -> Any:
+    async def _saved(self, device: str) -> common_pb2.SavedGameSummary:
         stored, game = await self._saved_game(device)
         self._remember(stored.game_id, stored.seq, game)
-        info = summary(stored.game_id, game, stored.meta)
+        info = summary(stored.game_id, game, stored.record)
         return common_pb2.SavedGameSummary(
             game_id=stored.game_id,
             mode=info["mode"] or "",
@@ -317,62 +343,95 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             updated=info["updated"],
         )
 
-    async def ResumeGame(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def ResumeGame(
+        self,
+        request: engine_pb2.DeviceRequest,
+        context: grpc.aio.ServicerContext[engine_pb2.DeviceRequest, common_pb2.GameSnapshot],
+    ) -> common_pb2.GameSnapshot:
         return await self._guard(context, self._resume(request.device))
 
-    async def _resume(self, device: str) -> Any:
+    async def _resume(self, device: str) -> common_pb2.GameSnapshot:
         stored, game = await self._saved_game(device)
         now = time.time()
         game.resume()
-        clock.set_visible(stored.meta, True, now)
-        if clock.applies(game, stored.meta) and stored.meta["deadline"] is None:
-            clock.restart(game, stored.meta, now)
-        return await self._commit(stored, game, stored.meta, {"resume": True}, now)
+        clock.set_visible(stored.record, True, now)
+        if clock.applies(game, stored.record) and stored.record.deadline is None:
+            clock.restart(game, stored.record, now)
+        return await self._commit(stored, game, {"resume": True}, now, None)
 
-    async def DiscardSavedGame(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def DiscardSavedGame(
+        self,
+        request: engine_pb2.DeviceRequest,
+        context: grpc.aio.ServicerContext[engine_pb2.DeviceRequest, engine_pb2.DiscardReply],
+    ) -> engine_pb2.DiscardReply:
         return await self._guard(context, self._discard(request.device))
 
-    async def _discard(self, device: str) -> Any:
+    async def _discard(self, device: str) -> engine_pb2.DiscardReply:
         check_device(device)
         try:
-            discarded = await self.store.discard(device)
+            discarded = await self.store.discard(device_hash(device))
         except redis.RedisError as exc:
             raise Refusal("unavailable", "the game store cannot be reached") from exc
         return engine_pb2.DiscardReply(discarded=discarded)
 
-    async def SetVisibility(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def SetVisibility(
+        self,
+        request: engine_pb2.VisibilityRequest,
+        context: grpc.aio.ServicerContext[engine_pb2.VisibilityRequest, common_pb2.GameSnapshot],
+    ) -> common_pb2.GameSnapshot:
         return await self._guard(context, self._visibility(request))
 
-    async def _visibility(self, request: Any) -> Any:
-        stored, game = await self._load(request.game_id)
-        if stored.meta["device"] != request.device:
-            self._remember(stored.game_id, stored.seq, game)
-            raise Refusal("not_your_game", "this game belongs to another device")
+    async def _visibility(self, request: engine_pb2.VisibilityRequest) -> common_pb2.GameSnapshot:
+        check_device(request.device)
+        stored, game = await self._load_for(request.game_id, request.device, "visibility")
+        record = stored.record
         now = time.time()
-        if not stored.meta["clock"] or game.over:
+        if not record.clock or game.over:
             # Nothing runs while the game is off screen but the move clock: nothing to store.
-            self._remember(stored.game_id, stored.seq, game)
-            state = game_state(stored.game_id, stored.seq, game, stored.meta, now)
-            return self._snapshot(stored.game_id, stored.seq, game, stored.meta, state)
-        clock.set_visible(stored.meta, request.visible, now)
-        return await self._commit(stored, game, stored.meta, {"visibility": request.visible}, now)
+            return self._read(stored, game)
+        clock.set_visible(record, request.visible, now)
+        return await self._commit(stored, game, {"visibility": request.visible}, now, None)
 
-    async def GetUpdates(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def GetUpdates(
+        self,
+        request: engine_pb2.GetUpdatesRequest,
+        context: grpc.aio.ServicerContext[engine_pb2.GetUpdatesRequest, engine_pb2.UpdatesReply],
+    ) -> engine_pb2.UpdatesReply:
         return await self._guard(context, self._updates(request))
 
-    async def _updates(self, request: Any) -> Any:
-        stored, game = await self._load(request.game_id)
-        self._remember(stored.game_id, stored.seq, game)
-        if request.device and stored.meta["device"] != request.device:
-            raise Refusal("not_your_game", "this game belongs to another device")
-        entries = await self.store.updates_after(request.game_id, request.after_seq)
+    async def _updates(self, request: engine_pb2.GetUpdatesRequest) -> engine_pb2.UpdatesReply:
+        stored, _ = await self._load_for(request.game_id, request.device, "view")
+        updates = await self.store.updates_after(request.game_id, request.after_seq)
         complete = request.after_seq <= stored.seq and (
-            (entries and entries[0][0] == request.after_seq + 1)
-            or (not entries and request.after_seq == stored.seq)
+            (updates and updates[0].seq == request.after_seq + 1) or (not updates and request.after_seq == stored.seq)
         )
-        return engine_pb2.UpdatesReply(
-            updates=[
-                common_pb2.Update(game_id=request.game_id, seq=seq, frame_json=body) for seq, body in entries
-            ],
-            complete=bool(complete),
-        )
+        return engine_pb2.UpdatesReply(updates=updates, complete=bool(complete))
+
+    # --- deadlines ---------------------------------------------------------------------------
+
+    async def fire_deadline(self, game_id: str) -> bool:
+        """Applies what is due in a game whose deadline was claimed; True when it acted. When
+        nothing is due (the clock was stopped or restarted meanwhile), the deadline set is put
+        right for the game as it stands."""
+        try:
+            stored, game = await self._load(game_id)
+        except Refusal:
+            return False
+        self._remember(game_id, stored.seq, game)
+        if clock.applies(game, stored.record) and clock.expired(stored.record, time.time()):
+            request = engine_pb2.ActRequest(
+                game_id=game_id,
+                actor=Actor.ACTOR_CLOCK,
+                action=common_pb2.Action(timeout=True),
+                expected_seq=stored.seq,
+            )
+            try:
+                await self.act(request)
+                return True
+            except Refusal as refusal:
+                RULE_ERRORS.labels(refusal.reason).inc()
+                log.info("deadline not applied", extra={"game": game_id, "reason": refusal.reason})
+                return False
+        await self.store.sync_deadline(stored)
+        return False
+

@@ -1,18 +1,18 @@
 """A game's setup as the service takes it (docs/protocol.md, new_game): checked, and turned into
-an engine game plus the settings the service keeps beside it (opponent, level, clock...)."""
+an engine game plus its record: the seats, the move clock and the settings."""
 
 from __future__ import annotations
 
 import secrets
 import time
-from typing import Any
 
-from boxedin.common.devices import check_device
 from boxedin.common.reasons import Refusal
 from boxedin.engine.actions import GameError
 from boxedin.engine.dice import normalise_seed
 from boxedin.engine.game import Game
 from boxedin.engine.rules import Mode, Overlap, RulesError, mode_by_id
+
+from .record import GameRecord, Seat
 
 OPPONENTS = ("ai", "local", "practice")
 LEVELS = ("easy", "normal", "hard", "expert")
@@ -35,9 +35,9 @@ def new_game(
     clock_seconds: int = 0,
     ai_speed: str = "",
     seed: str = "",
-) -> tuple[Game, dict[str, Any]]:
-    """The engine game and the service's settings for it, or a ``Refusal`` saying what is wrong."""
-    check_device(device)
+) -> tuple[Game, GameRecord]:
+    """The engine game and its record (seats, clock, settings), or a ``Refusal`` saying what is
+    wrong. ``device`` is the hash of the device token that starts the game."""
     try:
         chosen_mode: Mode = mode_by_id(mode)
         rule = Overlap.from_id(overlap) if overlap else None
@@ -79,32 +79,25 @@ def new_game(
         seed=clean_seed,
         undo_allowed=clock_seconds == 0 and not chosen_mode.practice,
     )
+    seats: tuple[Seat, Seat]
+    if opponent == "ai":
+        seats = (Seat.person(device, "You"), Seat.ai(level))
+    elif opponent == "practice":
+        seats = (Seat.person(device, "You"), Seat.practice_computer())
+    else:
+        seats = (Seat.person(device, "Player 1"), Seat.person(device, "Player 2"))
     now = time.time()
-    meta: dict[str, Any] = {
-        "device": device,
-        "opponent": opponent,
-        "level": level or None,
-        "clock": clock_seconds,
-        "ai_speed": ai_speed,
-        "seed": clean_seed,
-        "created": now,
-        "updated": now,
-        # The move clock: when it runs out (epoch seconds), or what is left while the game is
-        # off screen (the clock stands still then).
-        "deadline": None,
-        "remaining_ms": None,
-        "hidden": False,
-    }
-    return game, meta
-
-
-def computer_seat(meta: dict[str, Any]) -> int | None:
-    """The seat the computer plays (the AI and the practice computer are player 2), if any."""
-    return 2 if meta["opponent"] in ("ai", "practice") else None
-
-
-def computer_to_move(game: Game, meta: dict[str, Any]) -> bool:
-    return not game.over and game.to_move == computer_seat(meta)
+    record = GameRecord(
+        seats=seats,
+        clock=clock_seconds,
+        ai_speed=ai_speed,
+        seed=clean_seed,
+        created=now,
+        updated=now,
+        # The practice game is a tool beside the game list: it never replaces the saved game.
+        saved=not chosen_mode.practice,
+    )
+    return game, record
 
 
 def new_game_id() -> str:

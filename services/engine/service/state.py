@@ -1,5 +1,6 @@
 """The game state a client is sent (docs/protocol.md): the engine's view of the game plus what
-the service keeps beside it."""
+the record keeps beside it. Previews of every open edge go only to games that show them
+(practice): computing them is most of the cost of a state."""
 
 from __future__ import annotations
 
@@ -10,56 +11,52 @@ from boxedin.engine.game import Game
 from boxedin.engine.view import game_view
 
 from . import clock
-from .setup import computer_to_move
-
-LEVEL_NAMES = {"easy": "Easy", "normal": "Normal", "hard": "Hard", "expert": "Expert"}
+from .record import GameRecord
 
 
-def players(meta: dict[str, Any]) -> list[dict[str, str]]:
-    opponent = meta["opponent"]
-    if opponent == "ai":
-        return [
-            {"name": "You", "kind": "human"},
-            {"name": f"AI ({LEVEL_NAMES[meta['level']]})", "kind": "ai"},
-        ]
-    if opponent == "practice":
-        return [{"name": "You", "kind": "human"}, {"name": "Computer", "kind": "practice"}]
-    return [{"name": "Player 1", "kind": "human"}, {"name": "Player 2", "kind": "human"}]
+def shows_previews(game: Game) -> bool:
+    return game.mode is not None and game.mode.practice
 
 
-def game_state(game_id: str, seq: int, game: Game, meta: dict[str, Any], now: float) -> dict[str, Any]:
+def players(record: GameRecord) -> list[dict[str, str]]:
+    return [{"name": seat.name, "kind": seat.kind} for seat in record.seats]
+
+
+def game_state(game_id: str, seq: int, game: Game, record: GameRecord, now: float) -> dict[str, Any]:
     state: dict[str, Any] = {
         "game": game_id,
         "seq": seq,
-        "opponent": meta["opponent"],
-        "level": meta["level"],
-        "clock": meta["clock"],
-        "ai_speed": meta["ai_speed"],
-        "seed": meta["seed"],
-        "players": players(meta),
-        "ai_thinking": computer_to_move(game, meta),
-        "clock_remaining_ms": clock.remaining_ms(meta, now) if clock.applies(game, meta) else None,
+        "opponent": record.opponent,
+        "level": record.level,
+        "clock": record.clock,
+        "ai_speed": record.ai_speed,
+        "seed": record.seed,
+        "players": players(record),
+        "ai_thinking": record.computer_to_move(game),
+        "clock_remaining_ms": clock.remaining_ms(record, now) if clock.applies(game, record) else None,
     }
-    state.update(game_view(game))
+    state.update(game_view(game, previews=shows_previews(game)))
     return state
 
 
-def frame(kind: str, seq: int, state: dict[str, Any], action: dict[str, Any] | None = None) -> str:
-    body: dict[str, Any] = {"type": kind, "seq": seq}
-    if action is not None:
-        body["action"] = action
-    body["game"] = state
-    return json.dumps(body, separators=(",", ":"))
+def to_json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
 
 
-def summary(game_id: str, game: Game, meta: dict[str, Any]) -> dict[str, Any]:
+def update_frame(seq: int, action: dict[str, Any], state_json: str) -> str:
+    """The update frame of docs/protocol.md around the state's JSON, which is made once for the
+    frame and the engine's reply."""
+    return f'{{"type":"update","seq":{seq},"action":{to_json(action)},"game":{state_json}}}'
+
+
+def summary(game_id: str, game: Game, record: GameRecord) -> dict[str, Any]:
     return {
         "game": game_id,
         "mode": game.mode.id if game.mode else None,
         "overlap": game.rules.overlap.id if game.rules.has_overlap else None,
-        "opponent": meta["opponent"],
-        "level": meta["level"],
+        "opponent": record.opponent,
+        "level": record.level,
         "scores": list(game.scores),
         "round": game.round,
-        "updated": meta["updated"],
+        "updated": record.updated,
     }

@@ -1,116 +1,212 @@
-"""Game records in Redis: one hash per game (its sequence number, the serialised game and its
-service settings), a stream of its updates for clients that reconnect, a channel the gateways
-listen on, and each device's saved game.
+"""Game records in Redis (key names: boxedin.common.keys): one hash per game (its seq, the
+serialised game and its record), a stream of its updates for clients that catch up, a channel
+the gateways listen on, the partition's work stream of computer turns and its deadline set, and
+each device's saved game.
 
-Every change is a compare-and-set on the sequence number inside one Lua script, so two actions
-racing on one game never both apply, and an update is published exactly when it is stored.
+Every change is a compare-and-set on the seq inside one Lua script that touches one slot (the
+game's partition): the game, its update, the computer turn it leaves to play and its next
+deadline are stored together or not at all, and an update is published exactly when it is
+stored. So a computer turn is never lost between a commit and a queue, and never queued for a
+change that did not happen.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import Any
+from typing import cast
 
 import redis.asyncio as redis
 
-# KEYS: game hash, updates stream, device key. ARGV: expected seq, new seq, record, meta,
-# frame, updates kept, channel, game id, finished (1: the device no longer keeps it), ttl.
-_CAS = """
+from boxedin.common.keys import Keys, partition_of
+from boxedin.v1 import common_pb2
+
+from .record import GameRecord
+
+# KEYS: game hash, updates stream, work stream, deadline set.
+# ARGV: 1 expected seq (-1: the game is new), 2 new seq, 3 game, 4 record, 5 update ('' none),
+# 6 updates kept, 7 channel, 8 game id, 9 ttl seconds, 10 deadline ms ('' none), 11 computer turn
+# job ('' none), 12 work stream length kept.
+_COMMIT = """
 local current = redis.call('HGET', KEYS[1], 'seq')
-if current == false or tonumber(current) ~= tonumber(ARGV[1]) then return 0 end
-redis.call('HSET', KEYS[1], 'seq', ARGV[2], 'record', ARGV[3], 'meta', ARGV[4])
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], ARGV[2] .. '-1', 'frame', ARGV[5])
-redis.call('PUBLISH', ARGV[7], ARGV[5])
-if ARGV[9] == '1' then
-  if redis.call('GET', KEYS[3]) == ARGV[8] then redis.call('DEL', KEYS[3]) end
-  redis.call('EXPIRE', KEYS[1], ARGV[10])
-  redis.call('EXPIRE', KEYS[2], ARGV[10])
+if ARGV[1] == '-1' then
+  if current ~= false then return 0 end
+elseif current == false or tonumber(current) ~= tonumber(ARGV[1]) then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'seq', ARGV[2], 'game', ARGV[3], 'record', ARGV[4])
+redis.call('EXPIRE', KEYS[1], ARGV[9])
+if ARGV[5] ~= '' then
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], ARGV[2] .. '-1', 'u', ARGV[5])
+  redis.call('EXPIRE', KEYS[2], ARGV[9])
+  redis.call('PUBLISH', ARGV[7], ARGV[5])
+end
+if ARGV[10] == '' then
+  redis.call('ZREM', KEYS[4], ARGV[8])
+else
+  redis.call('ZADD', KEYS[4], ARGV[10], ARGV[8])
+end
+if ARGV[11] ~= '' then
+  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[12], '*', 'job', ARGV[11])
 end
 return 1
 """
 
+# The deadline set keeps the game's next deadline only while the game stands at this seq, so a
+# deadline loop that found nothing due cannot undo what a newer commit wrote.
+# KEYS: game hash, deadline set. ARGV: seq, game id, deadline ms ('' none).
+_SYNC_DEADLINE = """
+local current = redis.call('HGET', KEYS[1], 'seq')
+if current == false then redis.call('ZREM', KEYS[2], ARGV[2]) return 1 end
+if tonumber(current) ~= tonumber(ARGV[1]) then return 0 end
+if ARGV[3] == '' then redis.call('ZREM', KEYS[2], ARGV[2]) else redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2]) end
+return 1
+"""
+
+# Claims the deadlines due by now: each one's score moves a lease into the future, so exactly
+# one caller gets it, and a caller that dies before applying it leaves it to be claimed again.
+# KEYS: deadline set. ARGV: now ms, lease ms, most to claim.
+_CLAIM_DUE = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+local until_ms = tonumber(ARGV[1]) + tonumber(ARGV[2])
+for _, member in ipairs(due) do
+  redis.call('ZADD', KEYS[1], 'XX', until_ms, member)
+end
+return due
+"""
+
+# Running games live a month without a move; finished ones a day, for clients catching up.
+RUNNING_GAME_TTL = 30 * 24 * 3600
 FINISHED_GAME_TTL = 24 * 3600
+# Computer turns kept in a work stream: read ones are deleted, so this only bounds a backlog.
+WORK_KEPT = 100_000
 
 
 @dataclass(slots=True)
 class StoredGame:
     game_id: str
     seq: int
-    record: bytes
-    meta: dict[str, Any]
+    game: bytes
+    record: GameRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """What one change stores besides the game."""
+
+    update: common_pb2.Update | None = None
+    # The computer turn this change leaves to play, if any.
+    computer_turn: common_pb2.ComputerTurn | None = None
+    finished: bool = False
+
+
+def _ms(moment: float | None) -> str:
+    return "" if moment is None else str(round(moment * 1000))
 
 
 class GameStore:
-    def __init__(self, client: redis.Redis, prefix: str, updates_kept: int = 500) -> None:
+    def __init__(self, client: redis.Redis, keys: Keys, updates_kept: int = 500) -> None:
         self.redis = client
-        self.prefix = prefix
+        self.keys = keys
         self.updates_kept = updates_kept
-        self._cas = client.register_script(_CAS)
+        self._commit = client.register_script(_COMMIT)
+        self._sync_deadline = client.register_script(_SYNC_DEADLINE)
+        self._claim_due = client.register_script(_CLAIM_DUE)
 
-    def game_key(self, game_id: str) -> str:
-        return f"{self.prefix}game:{game_id}"
-
-    def updates_key(self, game_id: str) -> str:
-        return f"{self.prefix}game:{game_id}:updates"
-
-    def channel(self, game_id: str) -> str:
-        return f"{self.prefix}updates:{game_id}"
-
-    def device_key(self, device: str) -> str:
-        return f"{self.prefix}device:{device}"
+    def _game_keys(self, game_id: str) -> list[str]:
+        partition = partition_of(game_id, self.keys.partitions)
+        return [
+            self.keys.game(game_id),
+            self.keys.updates(game_id),
+            self.keys.work(partition),
+            self.keys.deadlines(partition),
+        ]
 
     async def load(self, game_id: str) -> StoredGame | None:
-        fields = await self.redis.hgetall(self.game_key(game_id))
+        # decode_responses is off: the client returns bytes.
+        fields = cast("dict[bytes, bytes]", await self.redis.hgetall(self.keys.game(game_id)))
         if not fields:
             return None
-        return StoredGame(game_id, int(fields[b"seq"]), fields[b"record"], json.loads(fields[b"meta"]))
+        try:
+            record = GameRecord.from_json(fields[b"record"])
+        except (KeyError, ValueError):
+            return None  # a game of an older layout: it does not load
+        return StoredGame(game_id, int(fields[b"seq"]), fields[b"game"], record)
 
-    async def create(self, game_id: str, record: bytes, meta: dict[str, Any], device: str, *, saved: bool) -> None:
-        """Stores a new game. A ``saved`` one becomes the device's saved game and the game it
-        replaces is deleted; any other (a practice game) lives beside it for a day."""
-        device_key = self.device_key(device)
-        previous = await self.redis.get(device_key) if saved else None
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(self.game_key(game_id), mapping={"seq": 0, "record": record, "meta": json.dumps(meta)})
-            if saved:
-                pipe.set(device_key, game_id)
-            else:
-                pipe.expire(self.game_key(game_id), FINISHED_GAME_TTL)
-            if previous and previous.decode() != game_id:
-                pipe.delete(self.game_key(previous.decode()), self.updates_key(previous.decode()))
-            await pipe.execute()
-
-    async def compare_and_set(
-        self, stored: StoredGame, record: bytes, meta: dict[str, Any], frame: str, *, finished: bool
-    ) -> bool:
-        """Stores the game's next state if nobody changed it since ``stored`` was loaded."""
-        device = str(stored.meta["device"])
-        done = await self._cas(
-            keys=[self.game_key(stored.game_id), self.updates_key(stored.game_id), self.device_key(device)],
+    async def commit(self, game_id: str, expected_seq: int, game: bytes, record: GameRecord, change: Commit) -> bool:
+        """Stores the game at ``expected_seq + 1`` if it still stands at ``expected_seq`` (-1: a
+        new game that must not exist yet), with its update, computer turn and next deadline."""
+        done = await self._commit(
+            keys=self._game_keys(game_id),
             args=[
-                stored.seq, stored.seq + 1, record, json.dumps(meta), frame, self.updates_kept,
-                self.channel(stored.game_id), stored.game_id, "1" if finished else "0", FINISHED_GAME_TTL,
+                expected_seq, expected_seq + 1, game, record.to_json(),
+                change.update.SerializeToString() if change.update is not None else "",
+                self.updates_kept, self.keys.channel(game_id), game_id,
+                FINISHED_GAME_TTL if change.finished else RUNNING_GAME_TTL,
+                _ms(record.next_deadline()),
+                change.computer_turn.SerializeToString() if change.computer_turn is not None else "",
+                WORK_KEPT,
             ],
         )  # fmt: skip
         return bool(done)
 
+    async def make_saved(self, device: str, game_id: str) -> None:
+        """Makes a game the device's saved game, deleting the one it replaces."""
+        # With get=True: the value replaced, bytes (decode_responses is off) or None.
+        previous = cast("bytes | None", await self.redis.set(self.keys.saved_game(device), game_id, get=True))
+        if previous and previous.decode() != game_id:
+            await self.delete_game(previous.decode())
+
+    async def delete_game(self, game_id: str) -> None:
+        game_key, updates_key, _, deadlines_key = self._game_keys(game_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.delete(game_key, updates_key)
+            pipe.zrem(deadlines_key, game_id)
+            await pipe.execute()
+
     async def saved_game_id(self, device: str) -> str | None:
-        value = await self.redis.get(self.device_key(device))
+        value = cast("bytes | None", await self.redis.get(self.keys.saved_game(device)))  # decode_responses is off
         return value.decode() if value else None
+
+    async def forget_saved(self, device: str, game_id: str) -> None:
+        """The device no longer keeps ``game_id`` (finished or gone), unless it moved on already."""
+        key = self.keys.saved_game(device)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            await pipe.watch(key)
+            if (await pipe.get(key)) == game_id.encode():
+                pipe.multi()  # type: ignore[no-untyped-call]  # redis-py leaves Pipeline.multi unannotated
+                pipe.delete(key)
+                await pipe.execute()
 
     async def discard(self, device: str) -> bool:
         game_id = await self.saved_game_id(device)
         if game_id is None:
             return False
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.delete(self.device_key(device), self.game_key(game_id), self.updates_key(game_id))
-            await pipe.execute()
+        await self.redis.delete(self.keys.saved_game(device))
+        await self.delete_game(game_id)
         return True
 
-    async def updates_after(self, game_id: str, after_seq: int) -> list[tuple[int, str]]:
-        """The stored updates with a sequence number above ``after_seq``, oldest first."""
-        entries = await self.redis.xrange(self.updates_key(game_id), min=f"{after_seq + 1}-0", max="+")
-        return [
-            (int(entry_id.decode().split("-")[0]), fields[b"frame"].decode()) for entry_id, fields in entries
-        ]
+    async def updates_after(self, game_id: str, after_seq: int) -> list[common_pb2.Update]:
+        """The stored updates with a seq above ``after_seq``, oldest first."""
+        # decode_responses is off: ids and fields are bytes; every stored entry has its fields.
+        entries = cast(
+            "list[tuple[bytes, dict[bytes, bytes]]]",
+            await self.redis.xrange(self.keys.updates(game_id), min=f"{after_seq + 1}-0", max="+"),
+        )
+        return [common_pb2.Update.FromString(fields[b"u"]) for _, fields in entries]
+
+    # --- deadlines -----------------------------------------------------------------------------
+
+    async def claim_due(self, now: float, lease: float, most: int = 100) -> list[str]:
+        """Game ids whose deadline is due, each claimed by this caller alone for ``lease`` s."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key in self.keys.deadline_sets():
+                await self._claim_due(keys=[key], args=[round(now * 1000), round(lease * 1000), most], client=pipe)
+            results = await pipe.execute()
+        return [member.decode() for due in results for member in due]
+
+    async def sync_deadline(self, stored: StoredGame) -> None:
+        """Sets the deadline set to what the game as stored says, if it still stands at that seq."""
+        game_key, _, _, deadlines_key = self._game_keys(stored.game_id)
+        await self._sync_deadline(
+            keys=[game_key, deadlines_key], args=[stored.seq, stored.game_id, _ms(stored.record.next_deadline())]
+        )

@@ -1,0 +1,264 @@
+"""Computer turns from the work streams: every AI replica reads all partitions through one
+consumer group, plays each turn through the engine like any player, and acknowledges it when
+the turn is over. A replica keeps its turns' entries fresh while it plays them; one that dies
+leaves them pending, and after ``ai_claim_idle_seconds`` another replica claims them
+(``XAUTOCLAIM``) and plays the turn on from where the game stands.
+
+A turn is never played twice: every action names the seq it was chosen for, so the engine
+applies each move once whoever sends it, and a job for a turn that is over (the game moved on
+to another turn, or ended) is acknowledged without acting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import socket
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import grpc
+import redis.asyncio as redis
+from redis.typing import StreamIdT
+
+from boxedin.common.keys import AI_GROUP, Keys
+from boxedin.common.metrics import AI_THINK, AI_TURNS, CELERY_FALLBACKS, CELERY_TASKS, COMPUTER_TURNS_TAKEN
+from boxedin.common.reasons import refusal_of
+from boxedin.common.settings import Settings
+from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
+
+from .thinking import Thinker
+
+log = logging.getLogger("boxedin.ai.turns")
+# Races lost on one turn (another replica, or the player's screen going away) before giving the
+# job back to the group.
+_RETRIES = 20
+# Refusals after which the turn is not the computer's to play any more.
+_OVER = ("no_game", "game_over", "not_your_turn", "not_your_game")
+# Stream replies as redis-py gives them with decode_responses off (bytes) and its RESP2 shapes:
+# an entry is (id, fields); XREADGROUP's reply is [[stream, entries], ...] (each pair a list,
+# typed as a tuple to unpack it); XAUTOCLAIM's is [next id, entries, deleted ids], where an entry
+# deleted meanwhile is (None, None).
+_Entry = tuple[bytes, dict[bytes, bytes]]
+_ReadReply = list[tuple[bytes, list[_Entry]]]
+_ClaimedEntry = tuple[bytes | None, dict[bytes, bytes] | None]
+
+
+def action_to_proto(action: dict[str, Any]) -> common_pb2.Action:
+    if "draw" in action:
+        orientation, row, col = action["draw"]
+        return common_pb2.Action(draw=common_pb2.Edge(orientation=orientation, row=row, col=col))
+    if "end_turn" in action:
+        return common_pb2.Action(end_turn=True)
+    if "roll" in action:
+        return common_pb2.Action(roll=True)
+    raise ValueError(f"the computer does not take actions like {action}")
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """A work stream entry: named by its stream and entry id."""
+
+    stream: str
+    entry_id: bytes
+    turn: common_pb2.ComputerTurn = field(compare=False, hash=False)
+
+
+class TurnPlayer:
+    def __init__(
+        self, config: Settings, client: redis.Redis, engine: engine_pb2_grpc.EngineAsyncStub, thinker: Thinker
+    ):
+        self.config = config
+        self.redis = client
+        self.keys: Keys = config.keys()
+        self.engine = engine
+        self.thinker = thinker
+        self.consumer = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+        self._capacity = asyncio.Semaphore(config.ai_concurrent_turns)
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._active: set[Job] = set()
+        # One turn of a game at a time in this replica: [lock, jobs holding or awaiting it].
+        self._game_locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
+
+    # --- running ------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        for stream in self.keys.work_streams():
+            await self._ensure_group(stream)
+        for stream in self.keys.work_streams():
+            self._spawn(self._read(stream))
+        self._spawn(self._reclaim())
+        self._spawn(self._keep_fresh())
+        log.info("reading computer turns", extra={"consumer": self.consumer, "partitions": self.keys.partitions})
+
+    async def stop(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=2)
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _ensure_group(self, stream: str) -> None:
+        try:
+            await self.redis.xgroup_create(stream, AI_GROUP, id="0", mkstream=True)
+        except redis.ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+
+    async def _read(self, stream: str) -> None:
+        """New turns of one partition, as they are written."""
+        while True:
+            await self._capacity.acquire()
+            handed_on = False
+            try:
+                reply = cast(
+                    "_ReadReply | None",
+                    await self.redis.xreadgroup(AI_GROUP, self.consumer, {stream: ">"}, count=1, block=2000),
+                )
+                for _, entries in reply or ():
+                    for entry_id, fields in entries:
+                        COMPUTER_TURNS_TAKEN.labels("read").inc()
+                        self._spawn(self._take(self._job(stream, entry_id, fields), release=True))
+                        handed_on = True
+            except redis.ResponseError as exc:
+                if "NOGROUP" in str(exc):
+                    await self._ensure_group(stream)
+                else:
+                    log.warning("reading computer turns failed", extra={"stream": stream, "error": str(exc)})
+                    await asyncio.sleep(1)
+            except (redis.ConnectionError, redis.TimeoutError) as exc:
+                log.warning("reading computer turns failed", extra={"stream": stream, "error": str(exc)})
+                await asyncio.sleep(1)
+            finally:
+                if not handed_on:
+                    self._capacity.release()
+
+    async def _reclaim(self) -> None:
+        """Turns whose replica died: pending and untouched for longer than the claim idle."""
+        idle_ms = round(self.config.ai_claim_idle_seconds * 1000)
+        while True:
+            await asyncio.sleep(self.config.ai_claim_idle_seconds / 2)
+            for stream in self.keys.work_streams():
+                try:
+                    reply = await self.redis.xautoclaim(stream, AI_GROUP, self.consumer, idle_ms, "0-0", count=50)
+                except redis.RedisError as exc:
+                    log.warning("claiming computer turns failed", extra={"stream": stream, "error": str(exc)})
+                    continue
+                claimed = cast("list[_ClaimedEntry]", reply[1])
+                deleted = cast("list[bytes]", reply[2] if len(reply) > 2 else [])
+                if deleted:
+                    await self.redis.xack(stream, AI_GROUP, *deleted)
+                for entry_id, fields in claimed:
+                    if entry_id is None or not fields:
+                        continue
+                    job = self._job(stream, entry_id, fields)
+                    if job in self._active:
+                        continue
+                    COMPUTER_TURNS_TAKEN.labels("reclaimed").inc()
+                    log.info("took over a computer turn", extra={"game": job.turn.game_id, "turn": job.turn.turn})
+                    self._spawn(self._take(job, release=False))
+
+    async def _keep_fresh(self) -> None:
+        """Marks the turns this replica plays as alive, so nobody claims them from it."""
+        while True:
+            await asyncio.sleep(self.config.ai_claim_idle_seconds / 3)
+            by_stream: dict[str, list[StreamIdT]] = {}
+            for job in list(self._active):
+                by_stream.setdefault(job.stream, []).append(job.entry_id)
+            for stream, ids in by_stream.items():
+                with contextlib.suppress(redis.RedisError):
+                    await self.redis.xclaim(stream, AI_GROUP, self.consumer, 0, ids, justid=True)
+
+    @staticmethod
+    def _job(stream: str, entry_id: bytes, fields: dict[bytes, bytes]) -> Job:
+        return Job(stream, entry_id, common_pb2.ComputerTurn.FromString(fields[b"job"]))
+
+    # --- one turn -----------------------------------------------------------------------------
+
+    async def _take(self, job: Job, *, release: bool) -> None:
+        self._active.add(job)
+        game_id = job.turn.game_id
+        lock, holders = self._game_locks.setdefault(game_id, (asyncio.Lock(), [0]))
+        holders[0] += 1
+        try:
+            async with lock:
+                done = await self._play(job.turn)
+            if done:
+                async with self.redis.pipeline(transaction=True) as pipe:
+                    pipe.xack(job.stream, AI_GROUP, job.entry_id)
+                    pipe.xdel(job.stream, job.entry_id)
+                    await pipe.execute()
+        except Exception:
+            log.exception("a computer turn failed", extra={"game": job.turn.game_id})
+        finally:
+            self._active.discard(job)
+            holders[0] -= 1
+            if not holders[0]:
+                del self._game_locks[game_id]
+            if release:
+                self._capacity.release()
+
+    async def _snapshot(self, game_id: str) -> common_pb2.GameSnapshot:
+        return await self.engine.GetGame(engine_pb2.GetGameRequest(game_id=game_id), timeout=5)
+
+    async def _play(self, job: common_pb2.ComputerTurn) -> bool:
+        """Plays the computer's turn to its end; True when the job is done with (played, or no
+        longer the computer's), False to leave it to be claimed again (the engine is down)."""
+        retries = 0
+        while True:
+            try:
+                snapshot = await self._snapshot(job.game_id)
+                if not snapshot.facts.ai_thinking or snapshot.facts.turn != job.turn:
+                    return True
+                await self._play_on(snapshot)
+                return True
+            except grpc.RpcError as exc:
+                refusal = refusal_of(exc)
+                if refusal.reason in _OVER:
+                    log.info("computer turn stopped", extra={"game": job.game_id, "reason": refusal.reason})
+                    return True
+                if refusal.reason in ("stale", "busy") and retries < _RETRIES:
+                    # The game moved on under this turn (its screen went away, or another
+                    # replica plays it too): look again and go on from where it stands.
+                    retries += 1
+                    continue
+                log.warning("computer turn interrupted", extra={"game": job.game_id, "reason": refusal.reason})
+                return False
+
+    async def _act(self, snapshot: common_pb2.GameSnapshot, action: common_pb2.Action) -> common_pb2.GameSnapshot:
+        request = engine_pb2.ActRequest(
+            game_id=snapshot.game_id, actor=common_pb2.ACTOR_AI, action=action, expected_seq=snapshot.seq
+        )
+        return await self.engine.Act(request, timeout=10)
+
+    async def _play_on(self, snapshot: common_pb2.GameSnapshot) -> None:
+        """Plays until the computer is no longer to move (its turn ended, or the game did)."""
+        while snapshot.facts.ai_thinking:
+            fast = snapshot.ai_speed == "fast"
+            pause = self.config.ai_pause_fast_seconds if fast else self.config.ai_pause_normal_seconds
+            level = snapshot.level or "practice"
+            if snapshot.facts.phase == "roll":
+                await asyncio.sleep(pause)
+                snapshot = await self._act(snapshot, common_pb2.Action(roll=True))
+                continue
+            thought = await self.thinker.think(snapshot.record, level)
+            log.info(
+                "computer turn chosen",
+                extra={"game": snapshot.game_id, "seq": snapshot.seq, "level": level,
+                       "seconds": round(thought.seconds, 3), "actions": len(thought.actions),
+                       "fallbacks": thought.fallbacks},
+            )  # fmt: skip
+            AI_THINK.labels(level).observe(thought.seconds)
+            CELERY_TASKS.labels("done").inc(thought.tasks_done)
+            CELERY_FALLBACKS.inc(thought.fallbacks)
+            for action in thought.actions:
+                await asyncio.sleep(pause)
+                snapshot = await self._act(snapshot, action_to_proto(action))
+            AI_TURNS.labels(level).inc()

@@ -1,0 +1,84 @@
+"""Every Redis key and channel Boxed In writes, named in one place.
+
+The keys are laid out for Redis Cluster. A game's keys carry the hash tag of its partition
+(``{p7}``), and so do the partition's work stream (computer turns to play) and deadline set:
+every Lua script that commits a game touches one slot, and a consumer reads all N partitions.
+The partition is a stable hash of the game id modulo N (``BOXEDIN_WORK_PARTITIONS``); N must
+not change while games are stored, as a game's keys would then move.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+
+def partition_of(game_id: str, partitions: int) -> int:
+    """The partition a game belongs to: CRC-32 of its id, the same in every process."""
+    return zlib.crc32(game_id.encode()) % partitions
+
+
+@dataclass(frozen=True, slots=True)
+class Keys:
+    prefix: str
+    partitions: int = 16
+
+    def __post_init__(self) -> None:
+        if "{" in self.prefix or "}" in self.prefix:
+            raise ValueError("the key prefix must not contain { or }: they would move the hash tag")
+        if not 1 <= self.partitions <= 1024:
+            raise ValueError(f"the work partitions are 1 to 1024, not {self.partitions}")
+
+    def tag(self, partition: int) -> str:
+        return f"{{p{partition}}}"
+
+    def game_tag(self, game_id: str) -> str:
+        return self.tag(partition_of(game_id, self.partitions))
+
+    # --- a game ------------------------------------------------------------------------------
+
+    def game(self, game_id: str) -> str:
+        """A hash: seq, the serialised game, its record (seats, clock, settings)."""
+        return f"{self.prefix}{self.game_tag(game_id)}:game:{game_id}"
+
+    def updates(self, game_id: str) -> str:
+        """A stream of the game's updates, entry id ``seq-1``, for clients that catch up."""
+        return f"{self.prefix}{self.game_tag(game_id)}:updates:{game_id}"
+
+    def channel(self, game_id: str) -> str:
+        """The pub/sub channel the game's updates are published on as they are stored."""
+        return f"{self.prefix}updates:{game_id}"
+
+    @property
+    def channel_prefix(self) -> str:
+        return f"{self.prefix}updates:"
+
+    def gateway_channel(self, gateway: str) -> str:
+        """A gateway's own channel, which keeps its subscription open while it follows no game."""
+        return f"{self.prefix}gateway:{gateway}"
+
+    # --- a partition -------------------------------------------------------------------------
+
+    def work(self, partition: int) -> str:
+        """A stream of computer turns to play, read by the AI service's consumer group."""
+        return f"{self.prefix}{self.tag(partition)}:work"
+
+    def deadlines(self, partition: int) -> str:
+        """A sorted set of deadlines (member ``game_id``), scored by due time in milliseconds."""
+        return f"{self.prefix}{self.tag(partition)}:deadlines"
+
+    def work_streams(self) -> list[str]:
+        return [self.work(p) for p in range(self.partitions)]
+
+    def deadline_sets(self) -> list[str]:
+        return [self.deadlines(p) for p in range(self.partitions)]
+
+    # --- a device ----------------------------------------------------------------------------
+
+    def saved_game(self, device_hash: str) -> str:
+        """The id of the device's saved game (the device named by the hash of its token)."""
+        return f"{self.prefix}device:{device_hash}:saved"
+
+
+# The AI service's consumer group on every work stream.
+AI_GROUP = "ai"

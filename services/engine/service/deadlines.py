@@ -1,0 +1,62 @@
+"""The deadline loop each engine replica runs: it claims the deadlines that fell due (one Lua
+script per partition: a claimed deadline is leased to one replica alone) and applies each
+through the same path as an action. A replica that dies holding a claim lets the lease run
+out, and another replica claims the deadline again; a deadline applied twice is refused the
+second time by the game's seq."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+
+import redis.asyncio as redis
+
+from boxedin.common.metrics import DEADLINES_FIRED
+
+from .server import EngineService
+
+log = logging.getLogger("boxedin.engine.deadlines")
+
+
+class DeadlineLoop:
+    def __init__(self, service: EngineService, poll_seconds: float = 0.1, lease_seconds: float = 5.0) -> None:
+        self.service = service
+        self.poll_seconds = poll_seconds
+        self.lease_seconds = lease_seconds
+        self._task: asyncio.Task[None] | None = None
+        self._firing: set[asyncio.Task[None]] = set()
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._firing:
+            await asyncio.wait(self._firing, timeout=2)
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                due = await self.service.store.claim_due(time.time(), self.lease_seconds)
+            except redis.RedisError as exc:
+                log.warning("cannot read the deadlines", extra={"error": str(exc)})
+                await asyncio.sleep(1)
+                continue
+            for game_id in due:
+                task = asyncio.create_task(self._fire(game_id))
+                self._firing.add(task)
+                task.add_done_callback(self._firing.discard)
+            await asyncio.sleep(self.poll_seconds)
+
+    async def _fire(self, game_id: str) -> None:
+        try:
+            acted = await self.service.fire_deadline(game_id)
+        except Exception:
+            log.exception("applying a deadline failed", extra={"game": game_id})
+            return
+        DEADLINES_FIRED.labels("applied" if acted else "nothing_due").inc()

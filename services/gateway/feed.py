@@ -1,0 +1,106 @@
+"""Ordered delivery of the one game a connection follows: every update exactly once and in seq
+order, from the hub as the engine publishes them or from the engine's store when some were
+missed (a reconnect, a lost message, a change made through another gateway)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
+
+from .hub import UpdateHub
+
+Send = Callable[[str], Awaitable[None]]
+
+
+class GameFeed:
+    def __init__(self, engine: engine_pb2_grpc.EngineAsyncStub, hub: UpdateHub, send: Send) -> None:
+        self.engine = engine
+        self.hub = hub
+        self.send = send
+        self.device = ""
+        self.game_id: str | None = None
+        self.seq = -1  # the last seq of the followed game delivered to the browser
+        self.has_clock = False
+        self._lock = asyncio.Lock()
+
+    async def attach(self, snapshot: common_pb2.GameSnapshot, since: int | None = None, reply_to: Any = None) -> None:
+        """Follows a game: sends the whole state, or only the updates after ``since``."""
+        if self.game_id != snapshot.game_id:
+            await self.detach()
+            self.game_id = snapshot.game_id
+            await self.hub.follow(snapshot.game_id, self.deliver)
+        async with self._lock:
+            if since is not None and 0 <= since <= snapshot.seq:
+                self.seq = since
+                await self._catch_up()
+            else:
+                await self._send_state(snapshot, reply_to)
+
+    async def detach(self) -> str | None:
+        """Stops following; returns the game that was followed."""
+        if self.game_id is None:
+            return None
+        game_id, self.game_id, self.seq = self.game_id, None, -1
+        await self.hub.unfollow(game_id, self.deliver)
+        return game_id
+
+    async def _send_state(self, snapshot: common_pb2.GameSnapshot, reply_to: Any = None) -> None:
+        # The engine's state JSON is passed on as it is, never parsed here.
+        head = f'{{"type":"state","seq":{snapshot.seq},'
+        if reply_to is not None:
+            head += f'"reply_to":{json.dumps(reply_to)},'
+        self.seq = snapshot.seq
+        self.has_clock = snapshot.facts.clock > 0
+        await self.send(f'{head}"game":{snapshot.state_json}}}')
+
+    async def deliver(self, update: common_pb2.Update) -> None:
+        """An update of the followed game, from the hub: sent if it is the next one."""
+        async with self._lock:
+            if update.game_id != self.game_id or update.seq <= self.seq:
+                return
+            if update.seq == self.seq + 1:
+                await self._send_update(update)
+            else:
+                await self._catch_up()
+
+    async def _send_update(self, update: common_pb2.Update) -> None:
+        self.seq = update.seq
+        await self.send(update.frame_json)
+
+    async def _catch_up(self) -> None:
+        """Sends every update after the last one delivered, or the whole state when they are
+        no longer kept. Called with the delivery lock held."""
+        assert self.game_id is not None
+        reply = await self.engine.GetUpdates(
+            engine_pb2.GetUpdatesRequest(game_id=self.game_id, device=self.device, after_seq=self.seq), timeout=5
+        )
+        if reply.complete:
+            for update in reply.updates:
+                if update.seq == self.seq + 1:
+                    await self._send_update(update)
+            return
+        snapshot = await self.engine.GetGame(
+            engine_pb2.GetGameRequest(game_id=self.game_id, device=self.device), timeout=5
+        )
+        await self._send_state(snapshot)
+
+    async def catch_up(self) -> None:
+        async with self._lock:
+            if self.game_id is not None:
+                await self._catch_up()
+
+    async def sync_to(self, snapshot: common_pb2.GameSnapshot) -> None:
+        """After a change made through this connection: make sure it has every update up to
+        the snapshot's, passing on the one the change made without waiting for the channel."""
+        async with self._lock:
+            if self.game_id != snapshot.game_id or self.seq >= snapshot.seq:
+                return
+            if snapshot.update_json and snapshot.seq == self.seq + 1:
+                self.seq = snapshot.seq
+                await self.send(snapshot.update_json)
+            else:
+                await self._catch_up()
