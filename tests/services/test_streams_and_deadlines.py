@@ -132,8 +132,18 @@ def test_a_computer_turn_goes_on_when_its_ai_replica_is_killed_mid_turn() -> Non
         try:
             browser.hello()
             first = browser.new_game(mode="mini", opponent="ai", level="normal", first=2, ai_speed="normal")
-            # The computer rolled and has its edges still to draw: kill the replica playing it.
-            browser.wait_until(lambda s: s["phase"] == "draw" and s["to_move"] == 2 and s["roll"] >= 2)
+            # The computer rolled and has two edges or more still to draw: kill the replica
+            # playing it. (A roll of 1 is over at once: play on until a longer turn comes.)
+            deadline = time.monotonic() + 120
+            while True:
+                state = browser.state
+                assert state is not None and not state["over"] and time.monotonic() < deadline
+                if state["to_move"] == 2 and state["phase"] == "draw" and (state["edges_left"] or 0) >= 2:
+                    break
+                if browser.my_turn():
+                    browser.play_turn()
+                else:
+                    browser.receive()
             keys = keys_of(stack)
             client = redis_of(stack)
             holders = [
