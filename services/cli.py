@@ -17,6 +17,7 @@ COMMANDS: dict[str, str] = {
     "play": "boxedin.terminal",
     "up": "boxedin.launcher",
     "load": "boxedin.loadtest",
+    "stats": "boxedin.stats.bench",
 }
 
 

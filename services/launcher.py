@@ -1,6 +1,6 @@
 """`boxedin up`: runs the whole service on one machine, each part its own process: Redis (the one
-at REDIS_URL, else a local one), the engine and AI services, a Celery worker for Expert, and the
-gateway. Prints the address to open; Ctrl-C stops everything. Tests start the same stack."""
+at REDIS_URL, else a local one), the engine, AI and stats services, a Celery worker for Expert,
+and the gateway. Prints the address to open; Ctrl-C stops everything. Tests start the same stack."""
 
 from __future__ import annotations
 
@@ -69,6 +69,7 @@ class Stack:
     gateway_port: int = 8000
     engine_port: int = 50051
     ai_port: int = 50052
+    stats_port: int = 50053
     gateway_replicas: int = 1
     worker: bool = True
     web_dist: str = str(ROOT / "web" / "dist")
@@ -80,7 +81,9 @@ class Stack:
     engines: dict[str, int] = field(default_factory=dict)
     _redis_dir: str | None = None
     # Where each service's Prometheus figures are served.
-    metrics_ports: dict[str, int] = field(default_factory=lambda: {n: free_port() for n in ("engine", "ai", "worker")})
+    metrics_ports: dict[str, int] = field(
+        default_factory=lambda: {n: free_port() for n in ("engine", "ai", "worker", "stats")}
+    )
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -90,6 +93,8 @@ class Stack:
                 "BOXEDIN_KEY_PREFIX": self.key_prefix,
                 "BOXEDIN_ENGINE_ADDRESS": f"127.0.0.1:{self.engine_port}",
                 "BOXEDIN_AI_ADDRESS": f"127.0.0.1:{self.ai_port}",
+                "BOXEDIN_STATS_ADDRESS": f"127.0.0.1:{self.stats_port}",
+                "BOXEDIN_STATS_METRICS_PORT": str(self.metrics_ports["stats"]),
                 "BOXEDIN_ENGINE_METRICS_PORT": str(self.metrics_ports["engine"]),
                 "BOXEDIN_AI_METRICS_PORT": str(self.metrics_ports["ai"]),
                 "BOXEDIN_WORKER_METRICS_PORT": str(self.metrics_ports["worker"]),
@@ -143,6 +148,15 @@ class Stack:
             env["BOXEDIN_ENGINE_ADDRESS"] = f"127.0.0.1:{engine_port}"
         self._start(name, [sys.executable, "-m", "boxedin.ai.service"], env)
 
+    def start_stats(self, port: int | None = None, name: str = "stats") -> None:
+        """The stats service; a second replica takes another ``port`` and ``name``."""
+        env = self.env()
+        if port is not None:
+            env["BOXEDIN_STATS_ADDRESS"] = f"127.0.0.1:{port}"
+            self.metrics_ports[name] = free_port()
+            env["BOXEDIN_STATS_METRICS_PORT"] = str(self.metrics_ports[name])
+        self._start(name, [sys.executable, "-m", "boxedin.stats"], env)
+
     def start_worker(self) -> None:
         args = [sys.executable, "-m", "celery", "-A", "boxedin.ai.tasks", "worker", "--concurrency", "2",
                 "--prefetch-multiplier", "1", "--pool", "prefork", "--loglevel", "WARNING",
@@ -170,6 +184,7 @@ class Stack:
             self.start_redis()
         self.start_engine()
         self.start_ai()
+        self.start_stats()
         if self.worker:
             self.start_worker()
         ports = [self.gateway_port] + [free_port() for _ in range(self.gateway_replicas - 1)]
@@ -177,6 +192,7 @@ class Stack:
             self.start_gateway(port)
         self.wait_serving("engine", self.engine_port)
         self.wait_serving("ai", self.ai_port)
+        self.wait_serving("stats", self.stats_port)
         for port in ports:
             self.wait_ready(port)
         if self.worker:
@@ -305,12 +321,14 @@ def run(args: argparse.Namespace) -> int:
         port = free_port()
     engine_port = int(config.engine_address.rsplit(":", 1)[1])
     ai_port = int(config.ai_address.rsplit(":", 1)[1])
+    stats_port = int(config.stats_address.rsplit(":", 1)[1])
     stack = Stack(
         redis_url=redis_url,
         key_prefix=config.key_prefix,
         gateway_port=port,
         engine_port=engine_port if port_is_free(engine_port) else free_port(),
         ai_port=ai_port if port_is_free(ai_port) else free_port(),
+        stats_port=stats_port if port_is_free(stats_port) else free_port(),
         worker=not args.no_worker,
         log_dir=Path(args.logs) if args.logs else None,
     )
@@ -323,7 +341,7 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
     try:
-        parts = ["Redis at REDIS_URL" if redis_url else "a local Redis", "the engine", "the AI"]
+        parts = ["Redis at REDIS_URL" if redis_url else "a local Redis", "the engine", "the AI", "the statistics"]
         parts += ["a Celery worker"] * stack.worker + ["the gateway"]
         print(f"Starting Boxed In: {', '.join(parts)}...", flush=True)
         stack.start()

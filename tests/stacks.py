@@ -22,6 +22,7 @@ def make_stack(name: str, **options: object) -> Stack:
         gateway_port=free_port(),
         engine_port=free_port(),
         ai_port=free_port(),
+        stats_port=free_port(),
         log_dir=OUTPUT / "logs" / name,
         extra_env={**FAST_AI, **options.pop("extra_env", {})},  # type: ignore[dict-item]
         **options,  # type: ignore[arg-type]

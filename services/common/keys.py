@@ -67,6 +67,13 @@ class Keys:
         """A sorted set of deadlines (member ``game_id``), scored by due time in milliseconds."""
         return f"{self.prefix}{self.tag(partition)}:deadlines"
 
+    def finished(self, partition: int) -> str:
+        """A stream of finished games, read by the stats service's consumer group."""
+        return f"{self.prefix}{self.tag(partition)}:finished"
+
+    def finished_streams(self) -> list[str]:
+        return [self.finished(p) for p in range(self.partitions)]
+
     def work_streams(self) -> list[str]:
         return [self.work(p) for p in range(self.partitions)]
 
@@ -80,5 +87,30 @@ class Keys:
         return f"{self.prefix}device:{device_hash}:saved"
 
 
-# The AI service's consumer group on every work stream.
+    # --- statistics ---------------------------------------------------------------------------
+
+    def stats_tag(self, device_hash: str) -> str:
+        """A device's statistics keys share a hash tag of their own (a few hex digits of the
+        device hash), so the Lua script that counts a game touches one slot."""
+        return f"{{d{device_hash[:12]}}}"
+
+    def stats(self, device_hash: str) -> str:
+        """The device's statistics record (docs/stats-records.md)."""
+        return f"{self.prefix}{self.stats_tag(device_hash)}:stats:{device_hash}"
+
+    def stats_counted(self, device_hash: str) -> str:
+        """The ids of the games counted for the device: a game is counted once."""
+        return f"{self.prefix}{self.stats_tag(device_hash)}:stats-counted:{device_hash}"
+
+    def stats_results(self, device_hash: str) -> str:
+        """What each recently counted game meant (its leaderboard line, its achievements)."""
+        return f"{self.prefix}{self.stats_tag(device_hash)}:stats-results:{device_hash}"
+
+    def stats_reset_token(self, device_hash: str) -> str:
+        return f"{self.prefix}{self.stats_tag(device_hash)}:stats-reset:{device_hash}"
+
+
+# The AI service's consumer group on every work stream, and the stats service's on every
+# finished-games stream.
 AI_GROUP = "ai"
+STATS_GROUP = "stats"

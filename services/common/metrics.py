@@ -34,3 +34,9 @@ DEADLINES_FIRED = Counter(
 COMPUTER_TURNS_TAKEN = Counter(
     "boxedin_computer_turn_jobs_total", "Computer turns taken from the work streams, by how", ["how"]
 )
+STATS_COUNTED = Counter("boxedin_stats_games_counted_total", "Finished games counted, by opponent", ["against"])
+STATS_LAG = Histogram(
+    "boxedin_stats_lag_seconds",
+    "Time from a game's end to its being counted in the statistics",
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 60.0),
+)

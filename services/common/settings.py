@@ -28,9 +28,11 @@ class Settings(BaseSettings):
 
     engine_address: str = "127.0.0.1:50051"
     ai_address: str = "127.0.0.1:50052"
+    stats_address: str = "127.0.0.1:50053"
     engine_metrics_port: int = 9101
     ai_metrics_port: int = 9102
     worker_metrics_port: int = 9103
+    stats_metrics_port: int = 9104
 
     gateway_host: str = "127.0.0.1"
     gateway_port: int = 8000
@@ -55,6 +57,9 @@ class Settings(BaseSettings):
     # A computer turn taken by an AI replica that has not touched it for this long (the
     # replica died) is taken over by another.
     ai_claim_idle_seconds: float = 10.0
+    # A finished game read by a stats replica that died before counting it is taken over
+    # after this long.
+    stats_claim_idle_seconds: float = 30.0
     # Computer turns one AI replica plays at once.
     ai_concurrent_turns: int = 200
 

@@ -19,7 +19,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from boxedin.common.metrics import WEBSOCKETS
 from boxedin.common.redis_client import connect
 from boxedin.common.settings import Settings, settings
-from boxedin.v1 import engine_pb2_grpc
+from boxedin.v1 import engine_pb2_grpc, stats_pb2_grpc
 
 from .hub import UpdateHub
 from .session import Backends, Session
@@ -39,12 +39,16 @@ def create_app(config: Settings | None = None) -> FastAPI:
         engine_channel = grpc.aio.insecure_channel(config.engine_address)
         app.state.redis = client
         app.state.engine_channel = engine_channel
-        app.state.backends = Backends(engine_pb2_grpc.EngineStub(engine_channel), hub)
+        stats_channel = grpc.aio.insecure_channel(config.stats_address)
+        app.state.backends = Backends(
+            engine_pb2_grpc.EngineStub(engine_channel), hub, stats_pb2_grpc.StatsStub(stats_channel)
+        )
         try:
             yield
         finally:
             await hub.stop()
             await engine_channel.close()
+            await stats_channel.close()
             await client.aclose()
 
     app = FastAPI(title="Boxed In gateway", lifespan=lifespan, docs_url=None, redoc_url=None)

@@ -76,12 +76,29 @@ class Ping(Frame):
     type: Literal["ping"]
 
 
+class Stats(Frame):
+    type: Literal["stats"]
+
+
+class GameResult(Frame):
+    type: Literal["game_result"]
+    game: GameId
+
+
+class ResetStats(Frame):
+    """Without a token: ask to reset (answered with one); with it: reset."""
+
+    type: Literal["reset_stats"]
+    token: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None
+
+
 ClientFrame = Annotated[
-    Hello | NewGame | Resume | Discard | Play | Draw | Visibility | Ping, Field(discriminator="type")
+    Hello | NewGame | Resume | Discard | Play | Draw | Visibility | Ping | Stats | GameResult | ResetStats,
+    Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientFrame)
 FRAME_TYPES = ("hello", "new_game", "resume", "discard", "roll", "draw", "end_turn", "undo", "timeout",
-               "resign", "visibility", "ping")  # fmt: skip
+               "resign", "visibility", "ping", "stats", "game_result", "reset_stats")  # fmt: skip
 
 
 def request_id(raw: Any) -> str | int | None:

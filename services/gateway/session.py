@@ -19,9 +19,9 @@ from fastapi import WebSocket, WebSocketDisconnect
 from boxedin.common.devices import check_device
 from boxedin.common.metrics import RULE_ERRORS, WEBSOCKET_FRAMES
 from boxedin.common.reasons import Refusal, refusal_of
-from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
+from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc, stats_pb2, stats_pb2_grpc
 
-from . import frames, outgoing
+from . import frames, outgoing, statistics
 from .feed import GameFeed
 from .hub import UpdateHub
 
@@ -32,6 +32,7 @@ log = logging.getLogger("boxedin.gateway.session")
 class Backends:
     engine: engine_pb2_grpc.EngineAsyncStub
     hub: UpdateHub
+    stats: stats_pb2_grpc.StatsAsyncStub
 
 
 def _summary(saved: common_pb2.SavedGameSummary) -> outgoing.SavedSummary:
@@ -53,6 +54,7 @@ class Session:
     def __init__(self, ws: WebSocket, backends: Backends) -> None:
         self.ws = ws
         self.engine = backends.engine
+        self.stats = backends.stats
         self.device: str | None = None
         self.feed = GameFeed(backends.engine, backends.hub, self.send)
         self._send_lock = asyncio.Lock()
@@ -231,3 +233,24 @@ class Session:
 
     async def on_ping(self, frame: frames.Ping) -> None:
         await self.send(outgoing.Pong.build(reply_to=frame.id))
+
+    # --- statistics ----------------------------------------------------------------------------
+
+    async def on_stats(self, frame: frames.Stats) -> None:
+        reply = await self.stats.GetStats(stats_pb2.StatsRequest(device=self.hello_device), timeout=5)
+        await self.send(statistics.stats_frame(reply, frame.id))
+
+    async def on_game_result(self, frame: frames.GameResult) -> None:
+        request = stats_pb2.GameResultRequest(
+            device=self.hello_device, game_id=frame.game, wait_seconds=statistics.RESULT_WAIT_SECONDS
+        )
+        reply = await self.stats.GetGameResult(request, timeout=statistics.RESULT_WAIT_SECONDS + 5)
+        await self.send(statistics.result_frame(reply, frame.id))
+
+    async def on_reset_stats(self, frame: frames.ResetStats) -> None:
+        if frame.token is None:
+            token = await self.stats.RequestReset(stats_pb2.StatsRequest(device=self.hello_device), timeout=5)
+            await self.send(outgoing.ResetConfirm.build(token.token, token.expires_in, reply_to=frame.id))
+            return
+        reply = await self.stats.Reset(stats_pb2.ResetRequest(device=self.hello_device, token=frame.token), timeout=5)
+        await self.send(statistics.stats_frame(reply, frame.id))

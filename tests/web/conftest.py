@@ -35,6 +35,7 @@ def _own_stack() -> Iterator[str]:
         stack.start_redis()
         stack.start_engine()
         stack.start_ai()
+        stack.start_stats()
         stack.start_gateway(port)
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60

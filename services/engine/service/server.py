@@ -75,6 +75,15 @@ def facts(seq: int, game: Game, record: GameRecord) -> common_pb2.GameFacts:
     )
 
 
+def finished_game(game_id: str, encoded: bytes, record: GameRecord, now: float) -> common_pb2.FinishedGame:
+    """A game that just finished, as the statistics take it."""
+    seats = [
+        common_pb2.SeatInfo(kind=seat.kind, device=seat.device or "", level=seat.level or "", name=seat.name)
+        for seat in record.seats
+    ]
+    return common_pb2.FinishedGame(game_id=game_id, record=encoded, seats=seats, created=record.created, ended=now)
+
+
 def caller_of(request: engine_pb2.ActRequest) -> Caller:
     """Who makes an action request: a person (by the hash of the device token), the computer,
     or a deadline."""
@@ -177,7 +186,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         change = Commit(
             update=common_pb2.Update(game_id=stored.game_id, seq=seq, frame_json=body, facts=game_facts),
             computer_turn=self._computer_turn(stored.game_id, seq, game, record, caller),
-            finished=game.over,
+            finished_game=finished_game(stored.game_id, encoded, record, now) if game.over else None,
         )
         try:
             stored_ok = await self.store.commit(stored.game_id, stored.seq, encoded, record, change)

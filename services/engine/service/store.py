@@ -22,10 +22,10 @@ from boxedin.v1 import common_pb2
 
 from .record import GameRecord
 
-# KEYS: game hash, updates stream, work stream, deadline set.
+# KEYS: game hash, updates stream, work stream, deadline set, finished-games stream.
 # ARGV: 1 expected seq (-1: the game is new), 2 new seq, 3 game, 4 record, 5 update ('' none),
 # 6 updates kept, 7 channel, 8 game id, 9 ttl seconds, 10 deadline ms ('' none), 11 computer turn
-# job ('' none), 12 work stream length kept.
+# job ('' none), 12 work stream length kept, 13 finished game ('' none).
 _COMMIT = """
 local current = redis.call('HGET', KEYS[1], 'seq')
 if ARGV[1] == '-1' then
@@ -47,6 +47,9 @@ else
 end
 if ARGV[11] ~= '' then
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[12], '*', 'job', ARGV[11])
+end
+if ARGV[13] ~= '' then
+  redis.call('XADD', KEYS[5], '*', 'game', ARGV[13])
 end
 return 1
 """
@@ -96,7 +99,12 @@ class Commit:
     update: common_pb2.Update | None = None
     # The computer turn this change leaves to play, if any.
     computer_turn: common_pb2.ComputerTurn | None = None
-    finished: bool = False
+    # The game this change finished, for the statistics.
+    finished_game: common_pb2.FinishedGame | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.finished_game is not None
 
 
 def _ms(moment: float | None) -> str:
@@ -119,6 +127,7 @@ class GameStore:
             self.keys.updates(game_id),
             self.keys.work(partition),
             self.keys.deadlines(partition),
+            self.keys.finished(partition),
         ]
 
     async def load(self, game_id: str) -> StoredGame | None:
@@ -145,6 +154,7 @@ class GameStore:
                 _ms(record.next_deadline()),
                 change.computer_turn.SerializeToString() if change.computer_turn is not None else "",
                 WORK_KEPT,
+                change.finished_game.SerializeToString() if change.finished_game is not None else "",
             ],
         )  # fmt: skip
         return bool(done)
@@ -157,7 +167,7 @@ class GameStore:
             await self.delete_game(previous.decode())
 
     async def delete_game(self, game_id: str) -> None:
-        game_key, updates_key, _, deadlines_key = self._game_keys(game_id)
+        game_key, updates_key, _, deadlines_key, _ = self._game_keys(game_id)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.delete(game_key, updates_key)
             pipe.zrem(deadlines_key, game_id)
@@ -206,7 +216,7 @@ class GameStore:
 
     async def sync_deadline(self, stored: StoredGame) -> None:
         """Sets the deadline set to what the game as stored says, if it still stands at that seq."""
-        game_key, _, _, deadlines_key = self._game_keys(stored.game_id)
+        game_key, _, _, deadlines_key, _ = self._game_keys(stored.game_id)
         await self._sync_deadline(
             keys=[game_key, deadlines_key], args=[stored.seq, stored.game_id, _ms(stored.record.next_deadline())]
         )

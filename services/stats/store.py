@@ -1,0 +1,82 @@
+"""The statistics in Redis (key names: boxedin.common.keys; the record's form:
+docs/stats-records.md). A device's keys share one hash tag, so counting a game is one Lua
+script on one slot: it stores the new record only if nobody changed it since it was read, and
+only if the game was not counted for the device before. A game is counted once, whoever reads
+it, however often."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import cast
+
+import redis.asyncio as redis
+
+from boxedin.common.keys import Keys
+from boxedin.v1 import stats_pb2
+
+from .model import DeviceStats
+
+# KEYS: record hash, counted set, results hash. ARGV: game id, expected revision, record, result.
+# Returns 1 when counted now, 2 when the game was counted before, 0 when the record changed.
+_COUNT = """
+if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then return 2 end
+local rev = redis.call('HGET', KEYS[1], 'rev') or '0'
+if rev ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'record', ARGV[3], 'rev', tostring(tonumber(rev) + 1))
+redis.call('SADD', KEYS[2], ARGV[1])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
+return 1
+"""
+
+# KEYS: record hash, results hash, reset token. ARGV: token. The counted set stays, so a game
+# counted before the reset is never counted again.
+_RESET = """
+if redis.call('GET', KEYS[3]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+return 1
+"""
+
+RESET_TOKEN_SECONDS = 60
+
+
+@dataclass(slots=True)
+class StoredStats:
+    stats: DeviceStats
+    revision: str
+
+
+class StatsStore:
+    def __init__(self, client: redis.Redis, keys: Keys) -> None:
+        self.redis = client
+        self.keys = keys
+        self._count = client.register_script(_COUNT)
+        self._reset = client.register_script(_RESET)
+
+    async def load(self, device: str) -> StoredStats:
+        fields = cast(dict[bytes, bytes], await self.redis.hgetall(self.keys.stats(device)))
+        if not fields:
+            return StoredStats(DeviceStats(), "0")
+        return StoredStats(DeviceStats.from_json(fields[b"record"]), fields[b"rev"].decode())
+
+    async def counted(self, device: str, game_id: str) -> bool:
+        return bool(await self.redis.sismember(self.keys.stats_counted(device), game_id))
+
+    async def count(self, device: str, game_id: str, stored: StoredStats, result: stats_pb2.GameResult) -> int:
+        """Stores the record with the game counted: 1 done, 2 counted before, 0 lost a race."""
+        keys = [self.keys.stats(device), self.keys.stats_counted(device), self.keys.stats_results(device)]
+        args: list[str | bytes] = [game_id, stored.revision, stored.stats.to_json(), result.SerializeToString()]
+        return int(await self._count(keys=keys, args=args))
+
+    async def result(self, device: str, game_id: str) -> stats_pb2.GameResult | None:
+        raw = cast(bytes | None, await self.redis.hget(self.keys.stats_results(device), game_id))
+        return None if raw is None else stats_pb2.GameResult.FromString(raw)
+
+    async def new_reset_token(self, device: str) -> str:
+        token = secrets.token_urlsafe(16)
+        await self.redis.set(self.keys.stats_reset_token(device), token, ex=RESET_TOKEN_SECONDS)
+        return token
+
+    async def reset(self, device: str, token: str) -> bool:
+        keys = [self.keys.stats(device), self.keys.stats_results(device), self.keys.stats_reset_token(device)]
+        return bool(await self._reset(keys=keys, args=[token]))
