@@ -5,10 +5,11 @@ import {
   effectiveDark, firstForServer, loadSettings, paletteVars, saveSettings, type KeyValueStore, type Settings,
 } from "./settings";
 import { h, toast } from "./dom";
-import type { GameState, Level, NewGameOptions, SavedSummary } from "./types";
+import type { GameState, Level, NewGameOptions, SavedSummary, StatsFrame } from "./types";
 import { loadMenuChoices, saveMenuChoices, type MenuChoices, type PracticeChoices, loadPracticeChoices, savePracticeChoices } from "./choices";
 
-export type ScreenName = "menu" | "game" | "settings" | "help" | "practice-setup";
+export type ScreenName = "menu" | "game" | "settings" | "help" | "practice-setup" | StatsScreenName;
+export type StatsScreenName = "statistics" | "achievements" | "leaderboard";
 
 export interface Screen {
   unmount(): void;
@@ -34,6 +35,10 @@ export class App {
   readonly conn: Connection;
   saved: SavedSummary | null = null;
   screenName: ScreenName = "menu";
+  /** The last statistics the server sent (shown at once while fresh ones are asked for). */
+  stats: StatsFrame | null = null;
+  /** Where the back arrow of a statistics screen leads. */
+  statsBack: Partial<Record<StatsScreenName, ScreenName>> = {};
   private screen: Screen | null = null;
   private readonly root: HTMLElement;
   private readonly banner: HTMLElement;
@@ -66,6 +71,9 @@ export class App {
         this.saved = saved;
       },
       status: (s) => this.showStatus(s),
+      stats: (frame) => {
+        this.stats = frame;
+      },
       error: (code, message) => {
         if (code === "busy" || code === "stale") return;
         toast(message || code);
@@ -92,6 +100,12 @@ export class App {
     if (!factory) return;
     this.screen = factory(this, this.root);
     window.scrollTo(0, 0);
+  }
+
+  /** Shows Statistics, Achievements or the Leaderboard; its back arrow returns to `from`. */
+  showStats(name: StatsScreenName, from: ScreenName): void {
+    this.statsBack[name] = from;
+    this.show(name);
   }
 
   private showStatus(s: ConnStatus): void {

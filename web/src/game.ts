@@ -10,6 +10,7 @@ import {
   DEAD_EDGES_NOTE, OPEN_EDGES_NOTE, STANDARD_NOTE, clockText, diceLabel, historyLine, isHumanTurn,
   resultTitle, statusText,
 } from "./texts";
+import { resultExtras, type ResultExtras } from "./stats";
 import { edgeKey, type EdgeRef, type GameState, type HistoryEntry } from "./types";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -51,6 +52,10 @@ export function mountGame(app: App, root: HTMLElement): Screen {
   let previewOn = true;
   let focusEdge: EdgeRef | null = null;
   let alive = true;
+  // What the server says a finished game meant (leaderboard line, achievements), by game id:
+  // null while asked for. The open result window's box for it, to fill in when it comes.
+  const extras = new Map<string, ResultExtras | null>();
+  let extrasBox: { game: string; el: HTMLElement } | null = null;
   const offs: (() => void)[] = [];
   const practice = () => !!game && (game.opponent === "practice" || game.mode.startsWith("practice_"));
 
@@ -291,6 +296,7 @@ export function mountGame(app: App, root: HTMLElement): Screen {
     renderAll(animate);
     if (next.over && resultSeenFor !== next.game) {
       resultSeenFor = next.game;
+      fetchExtras(next);
       setTimeout(() => alive && game?.game === next.game && showResult(), animate ? 700 : 0);
     }
   }
@@ -404,6 +410,31 @@ export function mountGame(app: App, root: HTMLElement): Screen {
   setupBtn.addEventListener("click", () => leave("practice-setup"));
 
   // --- result window --------------------------------------------------------------------------
+  /** Asks the server what the finished game meant; errors are ignored (the window works without). */
+  function fetchExtras(g: GameState): void {
+    if (!g.over || g.opponent === "practice" || g.mode.startsWith("practice_") || extras.has(g.game)) return;
+    app.stats = null; // the game changes the statistics: the next screen asks afresh
+    extras.set(g.game, null);
+    app.conn.gameResult(g.game).then(
+      (frame) => {
+        extras.set(g.game, resultExtras(frame));
+        if (alive) fillExtras(g.game);
+      },
+      () => {
+        extras.delete(g.game); // the Results button asks again
+      },
+    );
+  }
+
+  function fillExtras(gameId: string): void {
+    const info = extras.get(gameId);
+    if (!info || !extrasBox || extrasBox.game !== gameId) return;
+    extrasBox.el.replaceChildren(
+      ...(info.leaderboard ? [h("p", { class: "result-leaderboard" }, info.leaderboard)] : []),
+      ...(info.achievements.length ? [h("ul", { class: "result-achievements" }, info.achievements.map((line) => h("li", {}, line)))] : []),
+    );
+  }
+
   async function showResult(): Promise<void> {
     if (!game || !game.over || resultOpen) return;
     const g = game;
@@ -421,6 +452,12 @@ export function mountGame(app: App, root: HTMLElement): Screen {
       ),
     ];
     if (g.ended_with_open_edges) body.push(h("p", { class: "note" }, OPEN_EDGES_NOTE));
+    // Filled in when the server's result arrives (it may take a moment).
+    const extraBox = h("div", { class: "result-extra", "aria-live": "polite" });
+    body.push(extraBox);
+    extrasBox = { game: g.game, el: extraBox };
+    fetchExtras(g);
+    fillExtras(g.game);
     const buttons = prac
       ? [
           { label: "Replay same seed", value: "replay", primary: true },
@@ -435,6 +472,7 @@ export function mountGame(app: App, root: HTMLElement): Screen {
         ];
     const choice = await modal<string>({ title: resultTitle(g), body, buttons, className: "result-dialog", dismissValue: "view" });
     resultOpen = false;
+    if (extrasBox?.el === extraBox) extrasBox = null;
     if (!alive) return;
     switch (choice) {
       case "again":

@@ -5,6 +5,7 @@ import { mountHelp } from "./help";
 import { mountMenu } from "./menu";
 import { mountPracticeSetup } from "./practice";
 import { mountSettings } from "./settingsView";
+import { mountAchievements, mountLeaderboard, mountStatistics } from "./statsView";
 
 const root = document.getElementById("app")!;
 const app = new App(root);
@@ -13,5 +14,8 @@ app.register("game", mountGame);
 app.register("settings", mountSettings);
 app.register("help", mountHelp);
 app.register("practice-setup", mountPracticeSetup);
+app.register("statistics", mountStatistics);
+app.register("achievements", mountAchievements);
+app.register("leaderboard", mountLeaderboard);
 app.start();
 (window as unknown as { boxedin: App }).boxedin = app;

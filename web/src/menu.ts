@@ -4,7 +4,7 @@
 import type { App, Screen } from "./app";
 import { CLOCKS, LEVELS, MODES, OVERLAPS, clockLabel, dieLabel, levelName, modeName, overlapName, sizesLabel } from "./catalog";
 import { selectMode } from "./choices";
-import { choose, h, modal } from "./dom";
+import { choose, h, modal, popupMenu } from "./dom";
 import { opponentLabel } from "./texts";
 import type { SavedSummary } from "./types";
 
@@ -30,31 +30,24 @@ export function mountMenu(app: App, root: HTMLElement): Screen {
     const focusedId = (document.activeElement as HTMLElement | null)?.dataset?.focusId;
     screen.replaceChildren();
 
-    const moreBtn = h("button", { class: "icon-btn", type: "button", "aria-label": "More options", "aria-haspopup": "menu", "data-focus-id": "more" }, "⋮");
-    const moreMenu = h(
-      "div",
-      { class: "popup-menu", role: "menu", hidden: true },
-      h("button", { type: "button", role: "menuitem", onclick: () => app.show("settings") }, "Settings"),
-      h("button", { type: "button", role: "menuitem", onclick: () => app.show("help") }, "Help & Rules"),
-      h("button", { type: "button", role: "menuitem", onclick: () => app.show("practice-setup") }, "Practice"),
-    );
-    moreBtn.addEventListener("click", () => {
-      moreMenu.hidden = !moreMenu.hidden;
-      moreBtn.setAttribute("aria-expanded", String(!moreMenu.hidden));
-      if (!moreMenu.hidden) moreMenu.querySelector("button")?.focus();
-    });
-    moreMenu.addEventListener("keydown", (ev) => {
-      if (ev.key === "Escape") {
-        moreMenu.hidden = true;
-        moreBtn.focus();
-      }
+    // More options: Settings, Statistics, Achievements, Leaderboard, Help & Rules (and Practice).
+    const more = popupMenu({
+      focusId: "more",
+      items: [
+        { label: "Settings", onSelect: () => app.show("settings") },
+        { label: "Statistics", onSelect: () => app.showStats("statistics", "menu") },
+        { label: "Achievements", onSelect: () => app.showStats("achievements", "menu") },
+        { label: "Leaderboard", onSelect: () => app.showStats("leaderboard", "menu") },
+        { label: "Help & Rules", onSelect: () => app.show("help") },
+        { label: "Practice", onSelect: () => app.show("practice-setup") },
+      ],
     });
 
     const header = h(
       "header",
       { class: "topbar" },
       h("h1", { class: "brand" }, h("span", { class: "brand-mark", "aria-hidden": "true" }, "◆"), "Boxed In"),
-      h("div", { class: "topbar-end" }, moreBtn, moreMenu),
+      h("div", { class: "topbar-end" }, more),
     );
 
     // Opponent
@@ -259,12 +252,6 @@ export function mountMenu(app: App, root: HTMLElement): Screen {
 
   render();
   offs.push(app.conn.on({ saved: () => render() }));
-  const onDoc = (ev: MouseEvent) => {
-    const menu = screen.querySelector(".popup-menu") as HTMLElement | null;
-    if (menu && !menu.hidden && !(ev.target as HTMLElement).closest(".topbar-end")) menu.hidden = true;
-  };
-  document.addEventListener("click", onDoc);
-  offs.push(() => document.removeEventListener("click", onDoc));
   return { unmount: () => offs.forEach((f) => f()) };
 }
 

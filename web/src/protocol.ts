@@ -1,7 +1,9 @@
 // The websocket connection to the gateway (docs/protocol.md): hello, sequence numbers,
 // reconnecting with backoff, and resuming from the last applied seq.
 
-import type { GameState, NewGameOptions, SavedSummary, ServerFrame, EdgeRef } from "./types";
+import type {
+  EdgeRef, GameState, NewGameOptions, ResetConfirmFrame, ResultFrame, SavedSummary, ServerFrame, StatsFrame,
+} from "./types";
 
 // --- sequence numbers (pure, unit-tested) ---------------------------------------------------
 
@@ -66,11 +68,48 @@ export interface SocketLike {
 
 export type ConnStatus = "connecting" | "open" | "reconnecting";
 
+/** Why a request got no reply: the server's error (its code and sentence), or the connection. */
+export class RequestError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "RequestError";
+  }
+}
+
+/** The server frames that answer a request, by the request's type. */
+export interface Replies {
+  stats: StatsFrame;
+  game_result: ResultFrame;
+  reset_stats: StatsFrame | ResetConfirmFrame;
+}
+
+const REPLY_TYPES: Record<keyof Replies, readonly ServerFrame["type"][]> = {
+  stats: ["stats"],
+  game_result: ["result"],
+  reset_stats: ["reset_confirm", "stats"],
+};
+
+/** How long a request waits for its reply (game_result: the server itself waits up to 5 s). */
+export const REQUEST_TIMEOUT_MS = 15000;
+
+interface Pending {
+  types: readonly ServerFrame["type"][];
+  resolve(frame: ServerFrame): void;
+  reject(err: RequestError): void;
+  timer: unknown;
+}
+
 export interface ConnectionEvents {
   game?(game: GameState, action: Record<string, unknown> | undefined, frame: "state" | "update"): void;
   saved?(saved: SavedSummary | null): void;
+  /** An error frame; errors that answer a request() go to its promise instead. */
   error?(code: string, message: string, replyTo: string | number | undefined): void;
   status?(status: ConnStatus): void;
+  /** Every stats frame (a reply to stats or reset_stats), e.g. to keep a copy. */
+  stats?(frame: StatsFrame): void;
 }
 
 export interface ConnectionOptions {
@@ -96,6 +135,7 @@ export class Connection {
   private retryTimer: unknown = null;
   private pingTimer: unknown = null;
   private nextId = 1;
+  private readonly pending = new Map<string, Pending>();
   private readonly listeners = new Set<ConnectionEvents>();
   private readonly opts: Required<Omit<ConnectionOptions, "createSocket">> & { createSocket: (url: string) => SocketLike };
 
@@ -158,6 +198,7 @@ export class Connection {
       if (this.ws !== ws) return;
       this.ws = null;
       this.stopPing();
+      this.failPending("disconnected", "The connection was lost.");
       this.scheduleReconnect();
     };
     ws.onerror = () => {
@@ -178,6 +219,7 @@ export class Connection {
     const old = this.ws;
     this.ws = null;
     this.stopPing();
+    this.failPending("disconnected", "The connection was lost.");
     if (old) {
       old.onclose = null;
       old.onmessage = null;
@@ -207,6 +249,7 @@ export class Connection {
 
   /** Handles one server frame (public for tests). */
   handle(frame: ServerFrame): void {
+    if (this.settle(frame)) return;
     switch (frame.type) {
       case "welcome":
         this.welcomed = true;
@@ -240,9 +283,103 @@ export class Connection {
         }
         this.emit("error", frame.code, frame.message, frame.reply_to);
         return;
+      case "stats":
+        this.emit("stats", frame);
+        return;
       default:
         return;
     }
+  }
+
+  /**
+   * Settles the request a frame answers (by its reply_to). A reply of the expected type resolves
+   * it and is then handled as usual (a stats reply still reaches the stats listeners); an error
+   * rejects it and goes no further, so the caller alone decides whether to show it.
+   */
+  private settle(frame: ServerFrame): boolean {
+    const replyTo = "reply_to" in frame ? frame.reply_to : undefined;
+    if (replyTo === undefined) return false;
+    const p = this.pending.get(String(replyTo));
+    if (!p) return false;
+    if (frame.type === "error") {
+      this.forget(String(replyTo));
+      p.reject(new RequestError(frame.code, frame.message));
+      return true;
+    }
+    if (!p.types.includes(frame.type)) return false;
+    this.forget(String(replyTo));
+    p.resolve(frame);
+    return false;
+  }
+
+  private forget(id: string): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    this.pending.delete(id);
+    this.opts.clearTimer(p.timer);
+  }
+
+  private failPending(code: string, message: string): void {
+    for (const [id, p] of [...this.pending]) {
+      this.forget(id);
+      p.reject(new RequestError(code, message));
+    }
+  }
+
+  /** Requests waiting for their reply (for tests). */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /**
+   * Sends a frame and waits for the reply that names its id. Rejects with a RequestError: the
+   * server's error, "offline" when not connected, "disconnected" when the connection drops
+   * first, "timeout" after REQUEST_TIMEOUT_MS.
+   */
+  request<K extends keyof Replies>(type: K, fields: Record<string, unknown> = {}, timeoutMs = REQUEST_TIMEOUT_MS): Promise<Replies[K]> {
+    return new Promise<Replies[K]>((resolve, reject) => {
+      const id = this.send({ type, ...fields });
+      if (id === null) {
+        reject(new RequestError("offline", "Not connected — reconnecting…"));
+        return;
+      }
+      const timer = this.opts.setTimer(() => {
+        if (!this.pending.has(id)) return;
+        this.forget(id);
+        reject(new RequestError("timeout", "The server did not answer in time."));
+      }, timeoutMs);
+      this.pending.set(id, { types: REPLY_TYPES[type], resolve: resolve as (f: ServerFrame) => void, reject, timer });
+    });
+  }
+
+  /** The device's statistics, achievements and leaderboard. */
+  stats(): Promise<StatsFrame> {
+    return this.request("stats");
+  }
+
+  /** What a finished game meant: its leaderboard line and the achievements it unlocked. */
+  gameResult(game: string): Promise<ResultFrame> {
+    return this.request("game_result", { game });
+  }
+
+  /** The first step of a reset: a confirmation token, valid for a minute. */
+  async resetToken(): Promise<ResetConfirmFrame> {
+    const frame = await this.request("reset_stats");
+    if (frame.type !== "reset_confirm") throw new RequestError("unexpected", "The server did not ask to confirm the reset.");
+    return frame;
+  }
+
+  /** The second step: erases the statistics; resolves with the empty statistics. */
+  async confirmReset(token: string): Promise<StatsFrame> {
+    const frame = await this.request("reset_stats", { token });
+    if (frame.type !== "stats") throw new RequestError("unexpected", "The server did not send the statistics.");
+    return frame;
+  }
+
+  /** Both steps of a reset, once the player has confirmed it. */
+  async resetStats(): Promise<StatsFrame> {
+    const { token } = await this.resetToken();
+    return this.confirmReset(token);
   }
 
   get isOpen(): boolean {

@@ -110,6 +110,90 @@ export type UpdateAction =
   | { resume: true }
   | { visibility: boolean };
 
+// --- statistics, achievements and the leaderboard (docs/protocol.md, "### Statistics") ---------
+
+export interface StatsOverview {
+  games: number;
+  wins: number;
+  losses: number;
+  ties: number;
+  win_rate: number; // 0 to 1
+  current_streak: number;
+  best_streak: number;
+  squares_captured: number;
+  points_scored: number;
+  highest_score: number;
+  biggest_margin: number | null; // null before the first win
+  play_seconds: number;
+  longest_game_seconds: number;
+  fastest_win_seconds: number | null; // null before the first win
+}
+
+export interface WinsAndGames {
+  games: number;
+  wins: number;
+}
+
+export interface StatsDetails {
+  by_mode: Record<string, WinsAndGames>;
+  by_level: Record<string, WinsAndGames>;
+  by_overlap: Record<string, WinsAndGames>; // modes with 1x1 boxes only are not here
+  dice: Record<string, number>; // the device's own rolls by face ("1" to "12")
+}
+
+export interface AchievementState {
+  id: string;
+  category: string;
+  name: string;
+  description: string;
+  target: number; // above 1 for those that count something up
+  progress: number;
+  unlocked_at: number | null; // epoch seconds; null while locked
+}
+
+export interface LeaderboardEntry {
+  game: string;
+  mode: string;
+  level: string; // "easy", "normal", "hard" or "expert"
+  points: number;
+  scores: [number, number]; // yours, theirs
+  seconds: number;
+  ended: number; // epoch seconds
+}
+
+// What a finished game was worth on the leaderboard (the result window's sentence).
+export interface LeaderboardLine {
+  points: number;
+  mode: string;
+  place: number | null; // 1 to 10, or null when it did not place
+  all_place: number | null;
+  sentence: string;
+}
+
+export interface StatsFrame {
+  type: "stats";
+  overview: StatsOverview;
+  details: StatsDetails;
+  achievements: AchievementState[];
+  leaderboards: Record<string, LeaderboardEntry[]>; // "all" and one per mode, best first
+  reply_to?: string | number;
+}
+
+export interface ResultFrame {
+  type: "result";
+  game: string;
+  leaderboard: LeaderboardLine | null; // null unless the game was a win against the AI
+  achievements: AchievementState[]; // those the game unlocked, in order
+  reply_to?: string | number;
+}
+
+export interface ResetConfirmFrame {
+  type: "reset_confirm";
+  token: string;
+  expires_in: number; // seconds
+  reply_to?: string | number;
+}
+
 // The server's frames (services/gateway/outgoing.py; tests/services/test_outgoing_frames.py
 // checks that they agree). A reply carries reply_to when the client's frame had an id. An
 // update's action is every UpdateAction; the client reads it loosely, as a record.
@@ -120,7 +204,10 @@ export type ServerFrame =
   | { type: "saved"; saved: SavedSummary | null; reply_to?: string | number }
   | { type: "error"; code: string; message: string; reply_to?: string | number; seq?: number }
   | { type: "ack"; reply_to?: string | number }
-  | { type: "pong"; reply_to?: string | number };
+  | { type: "pong"; reply_to?: string | number }
+  | StatsFrame
+  | ResultFrame
+  | ResetConfirmFrame;
 
 export interface NewGameOptions {
   mode: string;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
-  Connection, acceptGameFrame, backoffDelay, isDeviceToken, newDeviceToken, socketUrl, type SocketLike,
+  Connection, REQUEST_TIMEOUT_MS, RequestError, acceptGameFrame, backoffDelay, isDeviceToken, newDeviceToken, socketUrl, type SocketLike,
 } from "../src/protocol";
 import type { ServerFrame } from "../src/types";
-import { makeGame } from "./fixtures";
+import { emptyStats, makeGame, makeStats } from "./fixtures";
 
 class FakeSocket implements SocketLike {
   readyState = 0;
@@ -62,6 +62,7 @@ function harness() {
     saved: (s) => events.push(`saved:${s ? s.game : "null"}`),
     error: (code) => events.push(`error:${code}`),
     status: (s) => events.push(`status:${s}`),
+    stats: (f) => events.push(`stats:${f.overview.games}`),
   });
   const last = () => sockets[sockets.length - 1];
   const welcome = (s = last()) => s.receive({ type: "welcome", device: conn.device, saved: null, server_time: 1 });
@@ -261,5 +262,121 @@ describe("the connection", () => {
 
   it("backs off from half a second to eight", () => {
     expect([0, 1, 2, 3, 4, 5, 10].map(backoffDelay)).toEqual([500, 1000, 2000, 4000, 8000, 8000, 8000]);
+  });
+});
+
+describe("statistics requests", () => {
+  const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
+  const open = () => {
+    const h = harness();
+    h.conn.connect();
+    h.last().open();
+    h.welcome();
+    return h;
+  };
+
+  it("asks for the statistics and takes the stats frame that answers", async () => {
+    const h = open();
+    const got = h.conn.stats();
+    const sent = h.last().sent.at(-1)!;
+    expect(sent).toEqual({ type: "stats", id: expect.any(String) });
+    expect(h.conn.pendingCount).toBe(1);
+    h.last().receive({ ...makeStats(), reply_to: sent.id as string });
+    const frame = await got;
+    expect(frame.overview.games).toBe(12);
+    expect(frame.leaderboards.all[0].scores).toEqual([31, 18]);
+    expect(frame.achievements[2].unlocked_at).toBeNull();
+    expect(h.conn.pendingCount).toBe(0);
+    expect(h.events).toContain("stats:12"); // and the listeners hear it (the app keeps a copy)
+    expect(h.timers.some((t) => t.ms === REQUEST_TIMEOUT_MS)).toBe(false); // its timer is gone
+  });
+
+  it("hands a stats frame answering nobody to the listeners only", () => {
+    const h = open();
+    const pending = h.conn.stats();
+    h.last().receive(makeStats({ reply_to: "someone-else" }));
+    h.last().receive(makeStats());
+    expect(h.events.filter((e) => e.startsWith("stats:"))).toEqual(["stats:12", "stats:12"]);
+    expect(h.conn.pendingCount).toBe(1);
+    void pending.catch(() => undefined);
+  });
+
+  it("asks what a game meant and ignores replies of the wrong type", async () => {
+    const h = open();
+    const got = h.conn.gameResult("g_42");
+    const sent = h.last().sent.at(-1)!;
+    expect(sent).toMatchObject({ type: "game_result", game: "g_42" });
+    h.last().receive({ type: "ack", reply_to: sent.id as string }); // not what was asked for
+    expect(h.conn.pendingCount).toBe(1);
+    h.last().receive({
+      type: "result",
+      game: "g_42",
+      leaderboard: { points: 189, mode: "classic", place: 2, all_place: 5, sentence: "189 points: place 2 on your Classic leaderboard." },
+      achievements: [],
+      reply_to: sent.id as string,
+    });
+    const frame = await got;
+    expect(frame.leaderboard?.sentence).toBe("189 points: place 2 on your Classic leaderboard.");
+  });
+
+  it("rejects on the server's error without telling the error listeners", async () => {
+    const h = open();
+    const got = h.conn.gameResult("g_gone");
+    const id = h.last().sent.at(-1)!.id as string;
+    h.last().receive({ type: "error", code: "no_game", message: "That game was not counted.", reply_to: id });
+    await expect(got).rejects.toMatchObject({ code: "no_game", message: "That game was not counted." });
+    expect(h.events).not.toContain("error:no_game");
+    // An error answering no request still reaches them.
+    h.last().receive({ type: "error", code: "bad_message", message: "?", reply_to: "c999" });
+    expect(h.events).toContain("error:bad_message");
+  });
+
+  it("rejects at once when not connected, and when the connection drops or times out", async () => {
+    const h = harness();
+    h.conn.connect();
+    await expect(h.conn.stats()).rejects.toBeInstanceOf(RequestError);
+    await expect(h.conn.stats()).rejects.toMatchObject({ code: "offline" });
+    h.last().open();
+    h.welcome();
+    const dropped = h.conn.stats();
+    h.last().drop();
+    await expect(dropped).rejects.toMatchObject({ code: "disconnected" });
+    expect(h.conn.pendingCount).toBe(0);
+    h.runTimer(500);
+    h.last().open();
+    h.welcome();
+    const slow = h.conn.gameResult("g_1");
+    h.runTimer(REQUEST_TIMEOUT_MS);
+    await expect(slow).rejects.toMatchObject({ code: "timeout" });
+    expect(h.conn.pendingCount).toBe(0);
+  });
+
+  it("resets in two steps: a token, then the reset with it, ending with the empty statistics", async () => {
+    const h = open();
+    const done = h.conn.resetStats();
+    const first = h.last().sent.at(-1)!;
+    expect(first).toEqual({ type: "reset_stats", id: expect.any(String) });
+    h.last().receive({ type: "reset_confirm", token: "tok-123", expires_in: 60, reply_to: first.id as string });
+    await settled(); // the second step goes out once the token is in
+    const second = h.last().sent.at(-1)!;
+    expect(second).toEqual({ type: "reset_stats", token: "tok-123", id: expect.any(String) });
+    expect(second.id).not.toBe(first.id);
+    h.last().receive({ ...emptyStats(), reply_to: second.id as string });
+    const stats = await done;
+    expect(stats.overview.games).toBe(0);
+    expect(stats.overview.biggest_margin).toBeNull();
+    expect(h.events).toContain("stats:0");
+  });
+
+  it("stops a reset whose token is refused", async () => {
+    const h = open();
+    const done = h.conn.resetStats();
+    h.last().receive({ type: "reset_confirm", token: "old", expires_in: 60, reply_to: h.last().sent.at(-1)!.id as string });
+    await settled();
+    const second = h.last().sent.at(-1)!;
+    expect(second.token).toBe("old");
+    h.last().receive({ type: "error", code: "bad_token", message: "The confirmation has expired.", reply_to: second.id as string });
+    await expect(done).rejects.toMatchObject({ code: "bad_token" });
+    expect(h.events).not.toContain("stats:0");
   });
 });
