@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
 import secrets
 import sys
@@ -154,7 +155,8 @@ def run(args: argparse.Namespace) -> int:
         measured = asyncio.run(through_redis(str(own_redis.redis_url), games, args.rate))
     finally:
         own_redis.stop()
-    print({"games": args.games, "devices": args.devices, "in_memory_games_per_second": round(memory, 1), **measured})
+    figures = {"games": args.games, "devices": args.devices, "in_memory_games_per_second": round(memory, 1)}
+    print(json.dumps(figures | measured))
     return 0
 
 
