@@ -63,9 +63,7 @@ def status(game: Game) -> str:
     if game.over:
         result = {0: "It's a tie", 1: "Player 1 wins", 2: "Player 2 wins"}[game.winner or 0]
         note = (
-            ""
-            if not game.open_edge_count
-            else "\nNo scoring moves were left, so the game ended with edges still open."
+            "" if not game.open_edge_count else "\nNo scoring moves were left, so the game ended with edges still open."
         )
         return f"{text}\n{result}!{note}"
     player = f"Player {game.to_move}"

@@ -30,6 +30,7 @@ CHECK_MASK = cython.declare(cython.longlong, 1023)
 # Transposition entries pack (lower bound, upper bound, best line + 1) into one int.
 BIAS = cython.declare(cython.longlong, 512)
 
+
 @cython.cfunc
 @cython.inline
 def _bit(e: cython.int) -> cython.ulonglong:

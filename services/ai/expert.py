@@ -192,8 +192,14 @@ def choose(
     while True:
         t0 = time.perf_counter()
         stats = evaluate_candidates(
-            pos, candidates, playouts=batch, seed=seed, die=ctx.rules.die, horizon=horizon,
-            first_playout=done, replies=replies,
+            pos,
+            candidates,
+            playouts=batch,
+            seed=seed,
+            die=ctx.rules.die,
+            horizon=horizon,
+            first_playout=done,
+            replies=replies,
         )
         totals = [a + b for a, b in zip(totals, stats, strict=True)]
         done += batch

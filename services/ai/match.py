@@ -132,8 +132,7 @@ def progress(done: int, total: int, wins: int, started: float) -> None:
     filled = width * done // max(total, 1)
     elapsed = time.perf_counter() - started
     sys.stderr.write(
-        f"\rmatch [{'#' * filled}{'.' * (width - filled)}] {done}/{total} games, "
-        f"A won {wins}, {elapsed:.0f}s"
+        f"\rmatch [{'#' * filled}{'.' * (width - filled)}] {done}/{total} games, A won {wins}, {elapsed:.0f}s"
     )
     sys.stderr.flush()
 

@@ -53,9 +53,7 @@ def search_primitives(backend: Backend, seconds: float) -> dict[str, float]:
     what a search pays per node."""
     rules = MODES["expert"].rules
     module = load(backend)
-    position = module.Position(
-        geometry(rules.boxes, rules.sizes), int(rules.overlap), rules.die or 0, False, False, 0
-    )
+    position = module.Position(geometry(rules.boxes, rules.sizes), int(rules.overlap), rules.die or 0, False, False, 0)
     half = position.copy()
     half.playout(7, 20)
     edges = half.open_edge_list()

@@ -82,14 +82,8 @@ class Geometry:
             [r * n + c for r in range(sq.row, sq.row + sq.size) for c in range(sq.col, sq.col + sq.size)]
             for sq in self.squares
         ]
-        inside = [
-            [j for j, t in enumerate(self.squares) if t.size < sq.size and _within(t, sq)]
-            for sq in self.squares
-        ]
-        around = [
-            [j for j, t in enumerate(self.squares) if t.size > sq.size and _within(sq, t)]
-            for sq in self.squares
-        ]
+        inside = [[j for j, t in enumerate(self.squares) if t.size < sq.size and _within(t, sq)] for sq in self.squares]
+        around = [[j for j, t in enumerate(self.squares) if t.size > sq.size and _within(sq, t)] for sq in self.squares]
         on_edge: list[list[int]] = [[] for _ in range(self.edge_count)]
         for q, edges in enumerate(outline):
             for e in edges:

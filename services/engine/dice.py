@@ -17,8 +17,7 @@ def normalise_seed(seed: str) -> str:
     if not 1 <= len(trimmed) <= SEED_MAX_LENGTH:
         raise GameError(
             "bad_seed",
-            f"a seed has 1 to {SEED_MAX_LENGTH} characters besides surrounding spaces; "
-            f"this one has {len(trimmed)}",
+            f"a seed has 1 to {SEED_MAX_LENGTH} characters besides surrounding spaces; this one has {len(trimmed)}",
         )
     return trimmed
 

@@ -312,9 +312,7 @@ class Game:
     def _end_turn(self, *, by_clock: bool = False) -> None:
         if not by_clock:
             if self.rules.die is None:
-                raise GameError(
-                    "no_end_turn", "this game has no End Turn: a line that captures nothing ends the turn"
-                )
+                raise GameError("no_end_turn", "this game has no End Turn: a line that captures nothing ends the turn")
             if self.drawn_this_turn == 0:
                 raise GameError("nothing_drawn", "draw at least one edge before ending the turn")
         turn = self.position.turn

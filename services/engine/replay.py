@@ -60,9 +60,7 @@ def read_header(data: object) -> tuple[Mode, Overlap | None, int, list[Any]]:
     if not isinstance(actions, list):
         raise _header_error("the transcript has no list of actions")
     if overlap is not None and not mode.rules.has_overlap:
-        raise _header_error(
-            f"{mode.name} has 1x1 boxes only and takes no overlap rule", "overlap_not_allowed"
-        )
+        raise _header_error(f"{mode.name} has 1x1 boxes only and takes no overlap rule", "overlap_not_allowed")
     return mode, overlap, first, actions
 
 

@@ -91,9 +91,7 @@ def game_view(game: Game, *, previews: bool = True) -> dict[str, Any]:
         "can_undo": game.can_undo,
         "can_end_turn": game.can_end_turn,
         "open_edges": len(open_edges),
-        "edges": [
-            [*geo.edges[e].to_json(), pos.drawn_by(e)] for e in range(geo.edge_count) if pos.drawn_by(e)
-        ],
+        "edges": [[*geo.edges[e].to_json(), pos.drawn_by(e)] for e in range(geo.edge_count) if pos.drawn_by(e)],
         "squares": [
             {
                 "size": h.square.size,
