@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 TESTS = Path(__file__).parent
-for folder in (TESTS, TESTS / "engine", TESTS / "stats"):
+for folder in (TESTS, TESTS / "engine", TESTS / "stats", TESTS / "services"):
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 

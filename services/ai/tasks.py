@@ -13,8 +13,12 @@ import time
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import worker_init, worker_process_init
+from celery.worker import state as worker_state
+from prometheus_client import start_http_server
 
+from boxedin.common.keys import celery_prefix
+from boxedin.common.metrics import WORKERS_BUSY
 from boxedin.common.settings import settings
 from boxedin.engine.backend import core
 from boxedin.engine.board import geometry
@@ -23,7 +27,7 @@ from .context import Position
 from .evaluation import CandidateStats, Replies, evaluate_candidates
 
 _config = settings()
-app = Celery("boxedin", broker=_config.redis_url, backend=_config.redis_url)
+app = Celery("boxedin", broker=_config.celery_url, backend=_config.celery_url)
 app.conf.update(
     task_serializer="json",
     result_serializer="json",
@@ -36,9 +40,18 @@ app.conf.update(
     task_track_started=True,
     broker_connection_retry_on_startup=True,
     # Every key Celery writes starts with the installation's prefix.
-    broker_transport_options={"global_keyprefix": _config.key_prefix + "celery:"},
-    result_backend_transport_options={"global_keyprefix": _config.key_prefix + "celery:"},
+    broker_transport_options={"global_keyprefix": celery_prefix(_config.key_prefix)},
+    result_backend_transport_options={"global_keyprefix": celery_prefix(_config.key_prefix)},
 )
+
+
+@worker_init.connect
+def serve_metrics(**_: Any) -> None:
+    """The worker's own Prometheus figures, from its main process, which dispatches the tasks to
+    the pool and so knows which are running."""
+    if _config.worker_metrics_port:
+        WORKERS_BUSY.set_function(lambda: len(worker_state.active_requests))
+        start_http_server(_config.worker_metrics_port, addr=_config.metrics_host)
 
 
 @worker_process_init.connect
@@ -117,6 +130,4 @@ def evaluate_for(
 
 
 def stats_from_json(raw: dict[str, Any]) -> CandidateStats:
-    return CandidateStats(
-        raw["playouts"], raw["total"], raw["total_sq"], raw["wins"], raw["losses"], raw["cross"]
-    )
+    return CandidateStats(raw["playouts"], raw["total"], raw["total_sq"], raw["wins"], raw["losses"], raw["cross"])

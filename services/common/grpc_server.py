@@ -22,9 +22,7 @@ _Request = TypeVar("_Request")
 _Response = TypeVar("_Response")
 # A unary method as a grpc.aio server runs it: a coroutine function of the request and the aio
 # context. typeshed's RpcMethodHandler.unary_unary has the synchronous server's signature.
-_AioUnary: TypeAlias = Callable[
-    [_Request, grpc.aio.ServicerContext[_Request, _Response]], Awaitable[_Response]
-]
+_AioUnary: TypeAlias = Callable[[_Request, grpc.aio.ServicerContext[_Request, _Response]], Awaitable[_Response]]
 
 
 class ObservingInterceptor(grpc.aio.ServerInterceptor):
@@ -32,9 +30,7 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
 
     async def intercept_service(
         self,
-        continuation: Callable[
-            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[_Request, _Response] | None]
-        ],
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[_Request, _Response] | None]],
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler[_Request, _Response] | None:
         handler = await continuation(handler_call_details)
@@ -72,6 +68,7 @@ async def serve(
     register: Callable[[grpc.aio.Server], None],
     grace: float,
     on_stop: Callable[[], Awaitable[None]] | None = None,
+    metrics_host: str = "127.0.0.1",
 ) -> None:
     """Serves until SIGTERM or SIGINT, then stops taking calls and lets running ones finish."""
     server = grpc.aio.server(interceptors=[ObservingInterceptor()])
@@ -86,9 +83,10 @@ async def serve(
         raise RuntimeError(f"{name}: cannot listen on {address} (is the port taken?)")
     if metrics_port:
         try:
-            start_http_server(metrics_port, addr="127.0.0.1")
+            start_http_server(metrics_port, addr=metrics_host)
         except OSError as exc:
-            raise RuntimeError(f"{name}: cannot serve metrics on 127.0.0.1:{metrics_port}: {exc.strerror}") from None
+            where = f"{metrics_host}:{metrics_port}"
+            raise RuntimeError(f"{name}: cannot serve metrics on {where}: {exc.strerror}") from None
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)

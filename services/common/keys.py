@@ -53,6 +53,10 @@ class Keys:
     def channel_prefix(self) -> str:
         return f"{self.prefix}updates:"
 
+    def presence(self) -> str:
+        """A hash: each gateway's count of connected devices, with the moment it lapses."""
+        return f"{self.prefix}presence:gateways"
+
     def gateway_channel(self, gateway: str) -> str:
         """A gateway's own channel, which keeps its subscription open while it follows no game."""
         return f"{self.prefix}gateway:{gateway}"
@@ -74,6 +78,11 @@ class Keys:
     def finished_streams(self) -> list[str]:
         return [self.finished(p) for p in range(self.partitions)]
 
+    def running(self, partition: int, mode: str) -> str:
+        """A sorted set of the partition's unfinished games of one mode, scored by their last
+        move (milliseconds): the games being played now."""
+        return f"{self.prefix}{self.tag(partition)}:running:{mode}"
+
     def work_streams(self) -> list[str]:
         return [self.work(p) for p in range(self.partitions)]
 
@@ -85,7 +94,6 @@ class Keys:
     def saved_game(self, device_hash: str) -> str:
         """The id of the device's saved game (the device named by the hash of its token)."""
         return f"{self.prefix}device:{device_hash}:saved"
-
 
     # --- statistics ---------------------------------------------------------------------------
 
@@ -108,6 +116,16 @@ class Keys:
 
     def stats_reset_token(self, device_hash: str) -> str:
         return f"{self.prefix}{self.stats_tag(device_hash)}:stats-reset:{device_hash}"
+
+
+def celery_prefix(prefix: str) -> str:
+    """Celery's keys (its broker's queues, its results) start with this."""
+    return f"{prefix}celery:"
+
+
+def celery_queue(prefix: str) -> str:
+    """The list Celery's default queue is kept in, whose length is the work waiting."""
+    return f"{celery_prefix(prefix)}celery"
 
 
 # The AI service's consumer group on every work stream, and the stats service's on every

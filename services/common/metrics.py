@@ -40,3 +40,24 @@ STATS_LAG = Histogram(
     "Time from a game's end to its being counted in the statistics",
     buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 60.0),
 )
+GAMES_FINISHED = Counter(
+    "boxedin_games_finished_total", "Games finished (played out or resigned)", ["mode", "opponent"]
+)
+GAMES_NOW = Gauge("boxedin_games_now", "Games being played now (a move in the last 30 minutes), by mode", ["mode"])
+FIGURES_UPDATED = Gauge(
+    "boxedin_figures_updated_timestamp_seconds", "When the presence and games figures were last worked out"
+)
+REDIS_UP = Gauge("boxedin_redis_up", "1 while this process reaches Redis, 0 when it cannot")
+ROUND_TRIP = Histogram(
+    "boxedin_round_trip_seconds",
+    "An action's round trip in the gateway: frame received to its update sent, by action",
+    ["action"],
+    buckets=(0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+)
+CELERY_QUEUE = Gauge("boxedin_celery_queue_length", "Expert evaluation tasks waiting for a Celery worker")
+CELERY_TASK_LATENCY = Histogram(
+    "boxedin_expert_task_seconds",
+    "An Expert evaluation task from sending to its answer",
+    buckets=(0.05, 0.1, 0.25, 0.5, 0.7, 1.0, 2.0, 5.0),
+)
+WORKERS_BUSY = Gauge("boxedin_celery_tasks_running", "Expert evaluation tasks a Celery worker is running now")

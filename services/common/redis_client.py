@@ -4,12 +4,19 @@ connection rather than fail. redis-py's default pool holds 100 connections and r
 
 from __future__ import annotations
 
+from typing import cast
+
 import redis.asyncio as redis
 
 from .settings import Settings
 
 
 def connect(config: Settings) -> redis.Redis:
+    if config.redis_cluster:
+        # redis-py's cluster client speaks every command the services use (each Lua script
+        # names keys of one slot); it routes each to the node that holds its keys.
+        cluster = redis.RedisCluster.from_url(config.redis_url, max_connections=config.redis_max_connections)
+        return cast(redis.Redis, cluster)
     pool = redis.BlockingConnectionPool.from_url(
         config.redis_url, max_connections=config.redis_max_connections, timeout=config.redis_pool_wait_seconds
     )

@@ -34,6 +34,16 @@ class Settings(BaseSettings):
     worker_metrics_port: int = 9103
     stats_metrics_port: int = 9104
 
+    # Where every process serves its Prometheus /metrics: loopback on one machine, all
+    # interfaces (0.0.0.0) inside a pod.
+    metrics_host: str = "127.0.0.1"
+    # Celery's broker and results: the Redis URL unless set (a Redis Cluster cannot be Celery's
+    # broker: give a plain Redis here then).
+    celery_broker_url: str = ""
+    # The Redis at redis_url is a node of a Redis Cluster: the services speak redis-py's cluster
+    # client (every Lua script touches one slot; see boxedin.common.keys).
+    redis_cluster: bool = False
+
     gateway_host: str = "127.0.0.1"
     gateway_port: int = 8000
     # The built web client the gateway serves at /.
@@ -68,6 +78,15 @@ class Settings(BaseSettings):
     log_level: str = "INFO"
     # Seconds a stopping server lets running calls finish.
     shutdown_grace_seconds: float = 5.0
+
+    # The operator's page /ops on the gateway opens with this token (from a Kubernetes Secret);
+    # empty: /ops is off. In production the gateway refuses to start without one.
+    ops_token: str = ""
+    production: bool = False
+
+    @property
+    def celery_url(self) -> str:
+        return self.celery_broker_url or self.redis_url
 
     def keys(self) -> Keys:
         return Keys(self.key_prefix, self.work_partitions)

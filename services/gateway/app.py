@@ -4,6 +4,7 @@ built web client at /."""
 from __future__ import annotations
 
 import contextlib
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,9 @@ from boxedin.common.redis_client import connect
 from boxedin.common.settings import Settings, settings
 from boxedin.v1 import engine_pb2_grpc, stats_pb2_grpc
 
+from . import ops
 from .hub import UpdateHub
+from .presence import Presence
 from .session import Backends, Session
 
 _NOT_BUILT = """<!doctype html><meta charset="utf-8"><title>Boxed In</title>
@@ -30,28 +33,36 @@ _NOT_BUILT = """<!doctype html><meta charset="utf-8"><title>Boxed In</title>
 
 def create_app(config: Settings | None = None) -> FastAPI:
     config = config or settings()
+    if config.production and not config.ops_token:
+        raise RuntimeError("in production the gateway needs BOXEDIN_OPS_TOKEN (the operator's page token)")
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         client = connect(config)
         hub = UpdateHub(client, config.keys())
         await hub.start()
+        presence = Presence(client, config.keys(), uuid.uuid4().hex)
+        presence.start()
+        app.state.presence = presence
         engine_channel = grpc.aio.insecure_channel(config.engine_address)
         app.state.redis = client
         app.state.engine_channel = engine_channel
         stats_channel = grpc.aio.insecure_channel(config.stats_address)
         app.state.backends = Backends(
-            engine_pb2_grpc.EngineStub(engine_channel), hub, stats_pb2_grpc.StatsStub(stats_channel)
+            engine_pb2_grpc.EngineStub(engine_channel), hub, stats_pb2_grpc.StatsStub(stats_channel), presence
         )
         try:
             yield
         finally:
+            await presence.stop()
             await hub.stop()
             await engine_channel.close()
             await stats_channel.close()
             await client.aclose()
 
     app = FastAPI(title="Boxed In gateway", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.state.config = config
+    app.include_router(ops.router)
 
     @app.websocket("/ws")
     async def play(ws: WebSocket) -> None:

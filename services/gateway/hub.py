@@ -14,6 +14,7 @@ import redis.asyncio as redis
 from google.protobuf.message import DecodeError
 
 from boxedin.common.keys import Keys
+from boxedin.common.metrics import REDIS_UP
 from boxedin.v1 import common_pb2
 
 log = logging.getLogger("boxedin.gateway.hub")
@@ -29,6 +30,8 @@ class UpdateHub:
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
+        # A cluster client learns its nodes on its first command; a subscription needs them now.
+        await self.client.initialize()
         # A channel of its own keeps the subscription open while no game is followed.
         await self.pubsub.subscribe(self.keys.gateway_channel(uuid.uuid4().hex))
         self._task = asyncio.create_task(self._listen())
@@ -62,9 +65,11 @@ class UpdateHub:
             try:
                 message = await self.pubsub.get_message(timeout=1.0)
             except redis.RedisError:
+                REDIS_UP.set(0)
                 log.warning("update subscription lost; retrying")
                 await asyncio.sleep(1)
                 continue
+            REDIS_UP.set(1)
             if message is None or message["type"] != "message":
                 continue
             channel: bytes = message["channel"]

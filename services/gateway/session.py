@@ -17,13 +17,14 @@ import grpc
 from fastapi import WebSocket, WebSocketDisconnect
 
 from boxedin.common.devices import check_device
-from boxedin.common.metrics import RULE_ERRORS, WEBSOCKET_FRAMES
+from boxedin.common.metrics import ROUND_TRIP, RULE_ERRORS, WEBSOCKET_FRAMES
 from boxedin.common.reasons import Refusal, refusal_of
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc, stats_pb2, stats_pb2_grpc
 
 from . import frames, outgoing, statistics
 from .feed import GameFeed
 from .hub import UpdateHub
+from .presence import Presence
 
 log = logging.getLogger("boxedin.gateway.session")
 
@@ -33,6 +34,7 @@ class Backends:
     engine: engine_pb2_grpc.EngineAsyncStub
     hub: UpdateHub
     stats: stats_pb2_grpc.StatsAsyncStub
+    presence: Presence
 
 
 def _summary(saved: common_pb2.SavedGameSummary) -> outgoing.SavedSummary:
@@ -55,6 +57,7 @@ class Session:
         self.ws = ws
         self.engine = backends.engine
         self.stats = backends.stats
+        self.presence = backends.presence
         self.device: str | None = None
         self.feed = GameFeed(backends.engine, backends.hub, self.send)
         self._send_lock = asyncio.Lock()
@@ -99,6 +102,8 @@ class Session:
                     continue
                 await self.handle(text)
         finally:
+            if self.device is not None:
+                self.presence.leave(self.device)
             await self._leave(hide=True)
 
     async def handle(self, text: str) -> None:
@@ -140,6 +145,8 @@ class Session:
         device = check_device(frame.device)
         if self.device is not None and device != self.device:
             raise Refusal("bad_device", "a connection keeps the device it said hello with")
+        if self.device is None:
+            self.presence.arrive(device)
         self.device = device
         self.feed.device = device
         try:
@@ -196,6 +203,7 @@ class Session:
         await self.send(outgoing.Saved.build(None, reply_to=frame.id))
 
     async def on_action(self, frame: frames.Play | frames.Draw) -> None:
+        started = time.perf_counter()
         if frame.type == "draw":
             orientation, row, col = frame.edge
             action = common_pb2.Action(draw=common_pb2.Edge(orientation=orientation, row=row, col=col))
@@ -222,6 +230,7 @@ class Session:
                 await self.feed.catch_up()
             raise
         await self.feed.sync_to(snapshot)
+        ROUND_TRIP.labels(frame.type).observe(time.perf_counter() - started)
 
     async def on_visibility(self, frame: frames.Visibility) -> None:
         snapshot = await self.engine.SetVisibility(

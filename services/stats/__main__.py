@@ -36,6 +36,7 @@ async def main() -> None:
         lambda server: stats_pb2_grpc.add_StatsServicer_to_server(StatsService(store), server),
         config.shutdown_grace_seconds,
         stop,
+        config.metrics_host,
     )
 
 

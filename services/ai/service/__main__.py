@@ -47,6 +47,7 @@ async def main() -> None:
         lambda server: ai_pb2_grpc.add_AiServicer_to_server(AiService(config, thinker), server),
         config.shutdown_grace_seconds,
         stop,
+        config.metrics_host,
     )
 
 

@@ -32,6 +32,8 @@ class FanoutReport:
     failed: int = 0
     fallbacks: int = 0
     seconds: list[float] = field(default_factory=list)
+    # Each answered task: from sending it to its answer.
+    task_seconds: list[float] = field(default_factory=list)
 
 
 class CeleryEvaluator:
@@ -87,6 +89,7 @@ class CeleryEvaluator:
             for result in [r for r in pending if r.ready()]:
                 pending.remove(result)
                 if result.successful():
+                    self.report.task_seconds.append(time.perf_counter() - started)
                     raw = result.get(disable_sync_subtasks=False)
                     totals = [a + stats_from_json(b) for a, b in zip(totals, raw, strict=True)]
                     self.report.tasks_done += 1

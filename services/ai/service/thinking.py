@@ -8,7 +8,7 @@ import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from boxedin.common.settings import Settings
@@ -31,6 +31,7 @@ class Thought:
     seconds: float
     tasks_done: int = 0
     fallbacks: int = 0
+    task_seconds: list[float] = field(default_factory=list)
 
 
 def choose_turn(record: bytes, level: str, budget: float, use_pool: bool, expiry: float) -> Thought:
@@ -52,6 +53,7 @@ def choose_turn(record: bytes, level: str, budget: float, use_pool: bool, expiry
     if evaluator is not None:
         thought.tasks_done = evaluator.report.tasks_done
         thought.fallbacks = evaluator.report.fallbacks
+        thought.task_seconds = evaluator.report.task_seconds
     return thought
 
 

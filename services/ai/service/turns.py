@@ -24,8 +24,16 @@ import grpc
 import redis.asyncio as redis
 from redis.typing import StreamIdT
 
-from boxedin.common.keys import AI_GROUP, Keys
-from boxedin.common.metrics import AI_THINK, AI_TURNS, CELERY_FALLBACKS, CELERY_TASKS, COMPUTER_TURNS_TAKEN
+from boxedin.common.keys import AI_GROUP, Keys, celery_queue
+from boxedin.common.metrics import (
+    AI_THINK,
+    AI_TURNS,
+    CELERY_FALLBACKS,
+    CELERY_QUEUE,
+    CELERY_TASK_LATENCY,
+    CELERY_TASKS,
+    COMPUTER_TURNS_TAKEN,
+)
 from boxedin.common.reasons import refusal_of
 from boxedin.common.settings import Settings
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
@@ -92,6 +100,7 @@ class TurnPlayer:
             self._spawn(self._read(stream))
         self._spawn(self._reclaim())
         self._spawn(self._keep_fresh())
+        self._spawn(self._watch_queue())
         log.info("reading computer turns", extra={"consumer": self.consumer, "partitions": self.keys.partitions})
 
     async def stop(self) -> None:
@@ -176,6 +185,18 @@ class TurnPlayer:
                 with contextlib.suppress(redis.RedisError):
                     await self.redis.xclaim(stream, AI_GROUP, self.consumer, 0, ids, justid=True)
 
+    async def _watch_queue(self) -> None:
+        """Expert's evaluation tasks waiting for a Celery worker, for the operator (and for
+        scaling the workers on their queue)."""
+        broker = redis.Redis.from_url(self.config.celery_url)
+        try:
+            while True:
+                with contextlib.suppress(redis.RedisError):
+                    CELERY_QUEUE.set(await broker.llen(celery_queue(self.config.key_prefix)))
+                await asyncio.sleep(5)
+        finally:
+            await broker.aclose()
+
     @staticmethod
     def _job(stream: str, entry_id: bytes, fields: dict[bytes, bytes]) -> Job:
         return Job(stream, entry_id, common_pb2.ComputerTurn.FromString(fields[b"job"]))
@@ -258,6 +279,8 @@ class TurnPlayer:
             AI_THINK.labels(level).observe(thought.seconds)
             CELERY_TASKS.labels("done").inc(thought.tasks_done)
             CELERY_FALLBACKS.inc(thought.fallbacks)
+            for seconds in thought.task_seconds:
+                CELERY_TASK_LATENCY.observe(seconds)
             for action in thought.actions:
                 await asyncio.sleep(pause)
                 snapshot = await self._act(snapshot, action_to_proto(action))

@@ -11,6 +11,7 @@ from boxedin.common.settings import settings
 from boxedin.v1 import engine_pb2_grpc
 
 from .deadlines import DeadlineLoop
+from .figures import FiguresLoop
 from .server import EngineService
 from .store import GameStore
 
@@ -22,9 +23,12 @@ async def main() -> None:
     service = EngineService(GameStore(client, config.keys(), config.updates_kept))
     deadlines = DeadlineLoop(service, config.deadline_poll_seconds)
     deadlines.start()
+    figures = FiguresLoop(service.store)
+    figures.start()
 
     async def stop() -> None:
         await deadlines.stop()
+        await figures.stop()
         await client.aclose()
 
     await serve(
@@ -34,6 +38,7 @@ async def main() -> None:
         lambda server: engine_pb2_grpc.add_EngineServicer_to_server(service, server),
         config.shutdown_grace_seconds,
         stop,
+        config.metrics_host,
     )
 
 

@@ -13,7 +13,7 @@ import time
 
 import redis.asyncio as redis
 
-from boxedin.common.metrics import DEADLINES_FIRED
+from boxedin.common.metrics import DEADLINES_FIRED, REDIS_UP
 
 from .server import EngineService
 
@@ -44,9 +44,16 @@ class DeadlineLoop:
             try:
                 due = await self.service.store.claim_due(time.time(), self.lease_seconds)
             except redis.RedisError as exc:
+                REDIS_UP.set(0)
                 log.warning("cannot read the deadlines", extra={"error": str(exc)})
                 await asyncio.sleep(1)
                 continue
+            except Exception:
+                # The loop must outlive anything one round meets, or no deadline fires again.
+                log.exception("reading the deadlines failed")
+                await asyncio.sleep(1)
+                continue
+            REDIS_UP.set(1)
             for game_id in due:
                 task = asyncio.create_task(self._fire(game_id))
                 self._firing.add(task)

@@ -12,16 +12,26 @@ from typing import Any, TypeVar
 
 import grpc
 import redis.asyncio as redis
+from prometheus_client import Counter
 
 from boxedin.common.devices import check_device, device_hash
-from boxedin.common.metrics import ACTION_LATENCY, ACTIONS, CAS_CONFLICTS, GAMES_CREATED, RULE_ERRORS
+from boxedin.common.metrics import (
+    ACTION_LATENCY,
+    ACTIONS,
+    CAS_CONFLICTS,
+    GAMES_CREATED,
+    GAMES_FINISHED,
+    RULE_ERRORS,
+)
 from boxedin.common.reasons import Refusal, abort
 from boxedin.engine import codec
 from boxedin.engine.actions import Action, Draw, EndTurn, GameError, Resign, Roll, Timeout, Undo, edge_from_json
 from boxedin.engine.game import Game
+from boxedin.engine.rules import MODES
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 
 from . import clock
+from .figures import PLAYED_NOW_SECONDS
 from .record import CLOCK, COMPUTER, Caller, GameRecord, Person, View, authorize
 from .setup import new_game, new_game_id
 from .state import game_state, summary, to_json, update_frame
@@ -73,6 +83,21 @@ def facts(seq: int, game: Game, record: GameRecord) -> common_pb2.GameFacts:
         turn=int(game.position.turn),
         clock=record.clock,
     )
+
+
+def counter_by_mode(counter: Counter) -> dict[str, int]:
+    """A counter labelled by mode (and more), added up by mode."""
+    totals: dict[str, int] = {}
+    for metric in counter.collect():
+        for sample in metric.samples:
+            if sample.name.endswith("_total"):
+                mode = sample.labels["mode"]
+                totals[mode] = totals.get(mode, 0) + int(sample.value)
+    return totals
+
+
+def mode_of(game: Game) -> str:
+    return game.mode.id if game.mode is not None else "custom"
 
 
 def finished_game(game_id: str, encoded: bytes, record: GameRecord, now: float) -> common_pb2.FinishedGame:
@@ -189,13 +214,15 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             finished_game=finished_game(stored.game_id, encoded, record, now) if game.over else None,
         )
         try:
-            stored_ok = await self.store.commit(stored.game_id, stored.seq, encoded, record, change)
+            stored_ok = await self.store.commit(stored.game_id, mode_of(game), stored.seq, encoded, record, change)
         except redis.RedisError as exc:
             raise Refusal("unavailable", "the game store cannot be reached; the game is unchanged") from exc
         if not stored_ok:
             CAS_CONFLICTS.inc()
             raise Refusal("busy", "another action on this game was applied at the same moment; try again")
         self._remember(stored.game_id, seq, game)
+        if game.over:
+            GAMES_FINISHED.labels(mode_of(game), record.opponent).inc()
         return self._snapshot(
             stored.game_id, seq, game, record, state_json, update=body, encoded=encoded, game_facts=game_facts
         )
@@ -235,7 +262,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         game_id = new_game_id()
         change = Commit(computer_turn=self._computer_turn(game_id, 0, game, record, None))
         try:
-            await self.store.commit(game_id, -1, codec.encode(game), record, change)
+            await self.store.commit(game_id, mode_of(game), -1, codec.encode(game), record, change)
             if record.saved:
                 await self.store.make_saved(device, game_id)
         except redis.RedisError as exc:
@@ -416,6 +443,24 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         )
         return engine_pb2.UpdatesReply(updates=updates, complete=bool(complete))
 
+    async def GetFigures(
+        self,
+        request: engine_pb2.FiguresRequest,
+        context: grpc.aio.ServicerContext[engine_pb2.FiguresRequest, engine_pb2.Figures],
+    ) -> engine_pb2.Figures:
+        return await self._guard(context, self._figures())
+
+    async def _figures(self) -> engine_pb2.Figures:
+        try:
+            now = await self.store.games_now([*MODES, "custom"], time.time() - PLAYED_NOW_SECONDS)
+        except redis.RedisError as exc:
+            raise Refusal("unavailable", "the game store cannot be reached") from exc
+        return engine_pb2.Figures(
+            games_now={mode: count for mode, count in now.items() if count},
+            games_started=counter_by_mode(GAMES_CREATED),
+            games_finished=counter_by_mode(GAMES_FINISHED),
+        )
+
     # --- deadlines ---------------------------------------------------------------------------
 
     async def fire_deadline(self, game_id: str) -> bool:
@@ -443,4 +488,3 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 return False
         await self.store.sync_deadline(stored)
         return False
-

@@ -12,6 +12,7 @@ change that did not happen.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import cast
 
@@ -22,10 +23,11 @@ from boxedin.v1 import common_pb2
 
 from .record import GameRecord
 
-# KEYS: game hash, updates stream, work stream, deadline set, finished-games stream.
+# KEYS: game hash, updates stream, work stream, deadline set, finished-games stream, the set of
+# running games of its mode.
 # ARGV: 1 expected seq (-1: the game is new), 2 new seq, 3 game, 4 record, 5 update ('' none),
 # 6 updates kept, 7 channel, 8 game id, 9 ttl seconds, 10 deadline ms ('' none), 11 computer turn
-# job ('' none), 12 work stream length kept, 13 finished game ('' none).
+# job ('' none), 12 work stream length kept, 13 finished game ('' none), 14 now (ms).
 _COMMIT = """
 local current = redis.call('HGET', KEYS[1], 'seq')
 if ARGV[1] == '-1' then
@@ -50,6 +52,9 @@ if ARGV[11] ~= '' then
 end
 if ARGV[13] ~= '' then
   redis.call('XADD', KEYS[5], '*', 'game', ARGV[13])
+  redis.call('ZREM', KEYS[6], ARGV[8])
+else
+  redis.call('ZADD', KEYS[6], ARGV[14], ARGV[8])
 end
 return 1
 """
@@ -75,6 +80,20 @@ for _, member in ipairs(due) do
   redis.call('ZADD', KEYS[1], 'XX', until_ms, member)
 end
 return due
+"""
+
+# KEYS: game hash, updates stream, deadline set (one slot). ARGV: game id.
+_DELETE_GAME = """
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('ZREM', KEYS[3], ARGV[1])
+return 1
+"""
+
+# The device's saved game is forgotten only if it is still that game. KEYS: the device's saved
+# game. ARGV: game id.
+_FORGET_SAVED = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
 """
 
 # Running games live a month without a move; finished ones a day, for clients catching up.
@@ -119,8 +138,10 @@ class GameStore:
         self._commit = client.register_script(_COMMIT)
         self._sync_deadline = client.register_script(_SYNC_DEADLINE)
         self._claim_due = client.register_script(_CLAIM_DUE)
+        self._delete_game = client.register_script(_DELETE_GAME)
+        self._forget_saved = client.register_script(_FORGET_SAVED)
 
-    def _game_keys(self, game_id: str) -> list[str]:
+    def _game_keys(self, game_id: str, mode: str = "custom") -> list[str]:
         partition = partition_of(game_id, self.keys.partitions)
         return [
             self.keys.game(game_id),
@@ -128,6 +149,7 @@ class GameStore:
             self.keys.work(partition),
             self.keys.deadlines(partition),
             self.keys.finished(partition),
+            self.keys.running(partition, mode),
         ]
 
     async def load(self, game_id: str) -> StoredGame | None:
@@ -141,11 +163,13 @@ class GameStore:
             return None  # a game of an older layout: it does not load
         return StoredGame(game_id, int(fields[b"seq"]), fields[b"game"], record)
 
-    async def commit(self, game_id: str, expected_seq: int, game: bytes, record: GameRecord, change: Commit) -> bool:
+    async def commit(
+        self, game_id: str, mode: str, expected_seq: int, game: bytes, record: GameRecord, change: Commit
+    ) -> bool:
         """Stores the game at ``expected_seq + 1`` if it still stands at ``expected_seq`` (-1: a
         new game that must not exist yet), with its update, computer turn and next deadline."""
         done = await self._commit(
-            keys=self._game_keys(game_id),
+            keys=self._game_keys(game_id, mode),
             args=[
                 expected_seq, expected_seq + 1, game, record.to_json(),
                 change.update.SerializeToString() if change.update is not None else "",
@@ -155,6 +179,7 @@ class GameStore:
                 change.computer_turn.SerializeToString() if change.computer_turn is not None else "",
                 WORK_KEPT,
                 change.finished_game.SerializeToString() if change.finished_game is not None else "",
+                round(time.time() * 1000),
             ],
         )  # fmt: skip
         return bool(done)
@@ -167,11 +192,8 @@ class GameStore:
             await self.delete_game(previous.decode())
 
     async def delete_game(self, game_id: str) -> None:
-        game_key, updates_key, _, deadlines_key, _ = self._game_keys(game_id)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.delete(game_key, updates_key)
-            pipe.zrem(deadlines_key, game_id)
-            await pipe.execute()
+        game_key, updates_key, _, deadlines_key, _, _ = self._game_keys(game_id)
+        await self._delete_game(keys=[game_key, updates_key, deadlines_key], args=[game_id])
 
     async def saved_game_id(self, device: str) -> str | None:
         value = cast("bytes | None", await self.redis.get(self.keys.saved_game(device)))  # decode_responses is off
@@ -179,13 +201,7 @@ class GameStore:
 
     async def forget_saved(self, device: str, game_id: str) -> None:
         """The device no longer keeps ``game_id`` (finished or gone), unless it moved on already."""
-        key = self.keys.saved_game(device)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            await pipe.watch(key)
-            if (await pipe.get(key)) == game_id.encode():
-                pipe.multi()  # type: ignore[no-untyped-call]  # redis-py leaves Pipeline.multi unannotated
-                pipe.delete(key)
-                await pipe.execute()
+        await self._forget_saved(keys=[self.keys.saved_game(device)], args=[game_id])
 
     async def discard(self, device: str) -> bool:
         game_id = await self.saved_game_id(device)
@@ -208,15 +224,33 @@ class GameStore:
 
     async def claim_due(self, now: float, lease: float, most: int = 100) -> list[str]:
         """Game ids whose deadline is due, each claimed by this caller alone for ``lease`` s."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for key in self.keys.deadline_sets():
-                await self._claim_due(keys=[key], args=[round(now * 1000), round(lease * 1000), most], client=pipe)
-            results = await pipe.execute()
-        return [member.decode() for due in results for member in due]
+        # One script call per partition, each on its own slot (Redis Cluster), one after another:
+        # redis-py's cluster client has been seen to fail opening connections for many at once.
+        args = [round(now * 1000), round(lease * 1000), most]
+        due: list[str] = []
+        for key in self.keys.deadline_sets():
+            due += [member.decode() for member in await self._claim_due(keys=[key], args=args)]
+        return due
 
     async def sync_deadline(self, stored: StoredGame) -> None:
         """Sets the deadline set to what the game as stored says, if it still stands at that seq."""
-        game_key, _, _, deadlines_key, _ = self._game_keys(stored.game_id)
+        game_key, _, _, deadlines_key, _, _ = self._game_keys(stored.game_id)
         await self._sync_deadline(
             keys=[game_key, deadlines_key], args=[stored.seq, stored.game_id, _ms(stored.record.next_deadline())]
         )
+
+    # --- figures -------------------------------------------------------------------------------
+
+    async def games_now(self, modes: list[str], since: float) -> dict[str, int]:
+        """Unfinished games of each mode with a move since ``since`` (epoch seconds); games left
+        a day without a move are dropped from the running sets."""
+        floor, stale = round(since * 1000), round((time.time() - 24 * 3600) * 1000)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for mode in modes:
+                for partition in range(self.keys.partitions):
+                    key = self.keys.running(partition, mode)
+                    pipe.zremrangebyscore(key, "-inf", stale)
+                    pipe.zcount(key, floor, "+inf")
+            counts = await pipe.execute()
+        per_mode = self.keys.partitions * 2
+        return {mode: sum(counts[i * per_mode + 1 : (i + 1) * per_mode : 2]) for i, mode in enumerate(modes)}

@@ -1,0 +1,52 @@
+"""The figures operators watch about games (how many are being played now, by mode), worked out
+from the running-games sets every few seconds by each engine replica alike; dashboards take
+the largest replica's figure."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+
+import redis.asyncio as redis
+
+from boxedin.common.metrics import FIGURES_UPDATED, GAMES_NOW
+from boxedin.engine.rules import MODES
+
+from .store import GameStore
+
+log = logging.getLogger("boxedin.engine.figures")
+# A game with no move for this long is not counted as being played now.
+PLAYED_NOW_SECONDS = 30 * 60
+
+
+class FiguresLoop:
+    def __init__(self, store: GameStore, every_seconds: float = 5.0) -> None:
+        self.store = store
+        self.every_seconds = every_seconds
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def update(self) -> None:
+        modes = [*MODES, "custom"]
+        counts = await self.store.games_now(modes, time.time() - PLAYED_NOW_SECONDS)
+        for mode, count in counts.items():
+            GAMES_NOW.labels(mode).set(count)
+        FIGURES_UPDATED.set(time.time())
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self.update()
+            except redis.RedisError as exc:
+                log.warning("cannot work out the games figures", extra={"error": str(exc)})
+            await asyncio.sleep(self.every_seconds)
