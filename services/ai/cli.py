@@ -13,7 +13,7 @@ from boxedin.engine.dice import Dice, normalise_seed
 from boxedin.engine.game import Game
 from boxedin.engine.replay import TranscriptError, parse_json, play_transcript, read_transcript_file
 
-from . import bench
+from . import bench, pool_bench
 from .levels import LEVELS
 from .turn import take_turn
 
@@ -55,7 +55,7 @@ def register(subparsers: Any) -> None:
         "turn",
         help="print the AI's actions for the player to move in a transcript",
         description=(
-            "Reads a transcript (replay-format.md) and prints {\"actions\": [...]}: what the AI "
+            'Reads a transcript (replay-format.md) and prints {"actions": [...]}: what the AI '
             "does for the player to move, to the end of that player's turn (a roll that is due "
             "is drawn from the seed)."
         ),
@@ -66,3 +66,4 @@ def register(subparsers: Any) -> None:
     turn.add_argument("file", metavar="FILE", help="the transcript, or - for standard input")
     turn.set_defaults(handler=run)
     bench.register(commands)
+    pool_bench.register(commands)
