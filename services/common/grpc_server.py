@@ -71,7 +71,10 @@ async def serve(
     metrics_host: str = "127.0.0.1",
 ) -> None:
     """Serves until SIGTERM or SIGINT, then stops taking calls and lets running ones finish."""
-    server = grpc.aio.server(interceptors=[ObservingInterceptor()])
+    # Connections end after a few minutes (calls in flight finish first), so that clients
+    # resolve the address again and spread over replicas added since.
+    options = [("grpc.max_connection_age_ms", 300_000), ("grpc.max_connection_age_grace_ms", 30_000)]
+    server = grpc.aio.server(interceptors=[ObservingInterceptor()], options=options)
     register(server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -17,6 +17,7 @@ from fastapi.staticfiles import StaticFiles
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from boxedin.common import grpc_client
 from boxedin.common.metrics import WEBSOCKETS
 from boxedin.common.redis_client import connect
 from boxedin.common.settings import Settings, settings
@@ -44,10 +45,10 @@ def create_app(config: Settings | None = None) -> FastAPI:
         presence = Presence(client, config.keys(), uuid.uuid4().hex)
         presence.start()
         app.state.presence = presence
-        engine_channel = grpc.aio.insecure_channel(config.engine_address)
+        engine_channel = grpc_client.channel(config.engine_address)
         app.state.redis = client
         app.state.engine_channel = engine_channel
-        stats_channel = grpc.aio.insecure_channel(config.stats_address)
+        stats_channel = grpc_client.channel(config.stats_address)
         app.state.backends = Backends(
             engine_pb2_grpc.EngineStub(engine_channel), hub, stats_pb2_grpc.StatsStub(stats_channel), presence
         )

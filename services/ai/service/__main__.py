@@ -7,8 +7,7 @@ import asyncio
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 
-import grpc
-
+from boxedin.common import grpc_client
 from boxedin.common.grpc_server import serve
 from boxedin.common.logs import setup_logging
 from boxedin.common.redis_client import connect
@@ -30,7 +29,7 @@ async def main() -> None:
         return ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn"))
 
     thinker = Thinker(config, make_executor)
-    channel = grpc.aio.insecure_channel(config.engine_address)
+    channel = grpc_client.channel(config.engine_address)
     turns = TurnPlayer(config, client, engine_pb2_grpc.EngineStub(channel), thinker)
     await turns.start()
 

@@ -1,0 +1,880 @@
+"""The Helm chart (deploy/helm/boxedin) and the image (Dockerfile, deploy/entrypoint.sh), offline.
+
+The chart is rendered with Helm's own engine (helm-python-sdk: Helm 4 as a library, no helm
+binary, no cluster) with its default values, with values-production.yaml and with a Redis Cluster
+installation; `helm lint` finds nothing; every rendered object validates against the Kubernetes
+API schemas (kubernetes-validate, strict: an unknown field fails) of the oldest Kubernetes the
+chart supports and of the newest the package knows, except the custom resources (KEDA, the
+Prometheus Operator), whose required fields are checked here; values.schema.json refuses wrong
+values with a message that names them. Then the rendered objects themselves: non-root,
+read-only containers with resources and probes, a Service and a PodDisruptionBudget for every
+Deployment, nothing but the gateway reachable from outside, NetworkPolicies, every setting
+reachable through values. The Dockerfile cannot be built here (no Docker engine): its stages
+and user are read, and its entrypoint is run with stand-ins for python and celery.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import os
+import re
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import helm_python as helm
+import kubernetes_validate
+import pytest
+import yaml
+from kubernetes_validate import utils as kv_utils
+
+from boxedin.common.keys import celery_queue
+from boxedin.common.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+CHART = ROOT / "deploy" / "helm" / "boxedin"
+FILES = CHART / "files"
+DOCKERFILE = ROOT / "Dockerfile"
+ENTRYPOINT = ROOT / "deploy" / "entrypoint.sh"
+RELEASE = "play"
+NAMESPACE = "games"
+FULLNAME = f"{RELEASE}-boxedin"
+
+KINDS = ("gateway", "engine", "ai", "stats", "worker", "matchmaker")
+GRPC_KINDS = ("engine", "ai", "stats", "matchmaker")
+# The kinds that may call each gRPC kind (README: gateway -> engine and stats, AI -> engine).
+CALLERS = {
+    "engine": {"gateway", "ai", "matchmaker"},
+    "ai": {"gateway"},
+    "stats": {"gateway"},
+    "matchmaker": {"gateway"},
+}
+# Custom resources: no schema in kubernetes-validate; checked by check_custom_resource.
+CUSTOM_RESOURCES = {
+    ("keda.sh/v1alpha1", "ScaledObject"),
+    ("keda.sh/v1alpha1", "TriggerAuthentication"),
+    ("monitoring.coreos.com/v1", "PrometheusRule"),
+    ("monitoring.coreos.com/v1", "ServiceMonitor"),
+}
+WORKLOADS = ("Deployment", "StatefulSet")
+
+
+def oldest_kubernetes() -> str:
+    """The oldest Kubernetes the chart supports (Chart.yaml's kubeVersion: >=MAJOR.MINOR...)."""
+    declared = yaml.safe_load((CHART / "Chart.yaml").read_text())["kubeVersion"]
+    found = re.match(r">=\s*v?(\d+\.\d+)", declared)
+    assert found, declared
+    return found.group(1)
+
+
+KUBERNETES_VERSIONS = (oldest_kubernetes(), kv_utils.latest_version())
+
+# A Redis Cluster installation with everything optional switched on: KEDA, the matchmaker, a
+# ServiceMonitor, the gateway on a LoadBalancer, Secrets made from values.
+CLUSTER_VALUES: dict[str, Any] = {
+    "redis": {"mode": "cluster", "url": "redis://redis-cluster-0.redis-cluster:6379/0"},
+    "keda": {"enabled": True},
+    "opsToken": {"value": "a-token-for-tests"},
+    "services": {
+        "matchmaker": {"enabled": True},
+        "gateway": {"service": {"type": "LoadBalancer", "loadBalancerSourceRanges": ["203.0.113.0/24"]}},
+    },
+    "monitoring": {"serviceMonitor": {"enabled": True}},
+    "ingress": {"enabled": True},
+}
+
+
+def production_values() -> dict[str, Any]:
+    values: dict[str, Any] = yaml.safe_load((CHART / "values-production.yaml").read_text())
+    return values
+
+
+# --- rendering ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Rendered:
+    """One rendering of the chart: its objects and its NOTES.txt."""
+
+    values: dict[str, Any]
+    objects: list[dict[str, Any]]
+    notes: str
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [obj for obj in self.objects if obj["kind"] == kind]
+
+    def get(self, kind: str, name: str) -> dict[str, Any]:
+        found = [obj for obj in self.of(kind) if obj["metadata"]["name"] == name]
+        assert len(found) == 1, f"{kind} {name}: {len(found)} rendered"
+        return found[0]
+
+    def has(self, kind: str, name: str) -> bool:
+        return any(obj["metadata"]["name"] == name for obj in self.of(kind))
+
+    def settings(self) -> dict[str, str]:
+        data: dict[str, str] = self.get("ConfigMap", f"{FULLNAME}-settings")["data"]
+        return data
+
+    def deployments(self) -> dict[str, dict[str, Any]]:
+        """The Deployments by process kind."""
+        return {component(obj): obj for obj in self.of("Deployment")}
+
+
+def render(chart: helm.Chart, values: dict[str, Any]) -> Rendered:
+    manifests = chart.render(values=values, name=RELEASE, namespace=NAMESPACE)
+    objects = [
+        obj
+        for path, text in sorted(manifests.items())
+        if path.endswith((".yaml", ".yml"))
+        for obj in yaml.safe_load_all(text)
+        if obj
+    ]
+    notes = next((text for path, text in manifests.items() if path.endswith("NOTES.txt")), "")
+    return Rendered(values, objects, notes)
+
+
+@pytest.fixture(scope="module")
+def chart() -> Iterator[helm.Chart]:
+    with helm.Chart.load(CHART) as loaded:
+        yield loaded
+
+
+@pytest.fixture(scope="module")
+def default(chart: helm.Chart) -> Rendered:
+    return render(chart, {})
+
+
+@pytest.fixture(scope="module")
+def production(chart: helm.Chart) -> Rendered:
+    return render(chart, production_values())
+
+
+@pytest.fixture(scope="module")
+def cluster(chart: helm.Chart) -> Rendered:
+    return render(chart, CLUSTER_VALUES)
+
+
+@pytest.fixture(scope="module", params=["default", "production", "cluster"])
+def rendered(request: pytest.FixtureRequest) -> Rendered:
+    result: Rendered = request.getfixturevalue(request.param)
+    return result
+
+
+# --- small readers -----------------------------------------------------------------------------
+
+
+def component(obj: dict[str, Any]) -> str:
+    label: str = obj["metadata"]["labels"]["app.kubernetes.io/component"]
+    return label
+
+
+def pod_spec(workload: dict[str, Any]) -> dict[str, Any]:
+    spec: dict[str, Any] = workload["spec"]["template"]["spec"]
+    return spec
+
+
+def pod_labels(workload: dict[str, Any]) -> dict[str, str]:
+    labels: dict[str, str] = workload["spec"]["template"]["metadata"]["labels"]
+    return labels
+
+
+def selects(selector: dict[str, str] | None, labels: dict[str, str]) -> bool:
+    return bool(selector) and all(labels.get(key) == value for key, value in (selector or {}).items())
+
+
+def container(workload: dict[str, Any]) -> dict[str, Any]:
+    (only,) = pod_spec(workload)["containers"]
+    return dict(only)
+
+
+def env_of(workload: dict[str, Any]) -> dict[str, Any]:
+    """A container's environment: literal values as strings, the rest as their valueFrom."""
+    return {item["name"]: item.get("value", item.get("valueFrom")) for item in container(workload).get("env", [])}
+
+
+def port_named(workload: dict[str, Any], name: str) -> int:
+    ports = {port["name"]: port["containerPort"] for port in container(workload)["ports"]}
+    return int(ports[name])
+
+
+# --- Helm itself -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("values_name", ["default", "production"])
+def test_lint_finds_nothing(values_name: str) -> None:
+    values = production_values() if values_name == "production" else None
+    report = helm.lint(CHART, values, strict=True, kube_version=f"v{KUBERNETES_VERSIONS[-1]}")
+    assert report["errors"] == []
+    # Severity 1 is information ("icon is recommended"); 2 warnings, 3 errors.
+    assert [m for m in report["messages"] if m["severity"] >= 2] == []
+
+
+def test_chart_loads_with_its_schema(chart: helm.Chart) -> None:
+    assert chart.name == "boxedin"
+    assert chart.schema is not None
+    chart.validate_schema({})
+    chart.validate_schema(production_values())
+    chart.validate_schema(CLUSTER_VALUES)
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"services": {"engine": {"replicas": -1}}}, "at '/services/engine/replicas': minimum: got -1, want 0"),
+        ({"services": {"gatewy": {"enabled": True}}}, "at '/services': additional properties 'gatewy' not allowed"),
+        ({"services": {"engine": {"port": 70000}}}, "at '/services/engine/port': maximum"),
+        ({"services": {"worker": {"metricsPort": 0}}}, "at '/services/worker/metricsPort': minimum"),
+        (
+            {"services": {"engine": {"service": {"type": "LoadBalancer"}}}},
+            "at '/services/engine': additional properties 'service' not allowed",
+        ),
+        (
+            {"services": {"gateway": {"service": {"type": "ExternalName"}}}},
+            "at '/services/gateway/service/type': value must be one of",
+        ),
+        ({"services": {"engine": {"allowFrom": ["browser"]}}}, "at '/services/engine/allowFrom/0'"),
+        ({"services": {"engine": {"autoscaling": {"minReplicas": 0}}}}, "autoscaling/minReplicas': minimum"),
+        ({"settings": {"logLevl": "DEBUG"}}, "at '/settings': additional properties 'logLevl' not allowed"),
+        ({"settings": {"workPartitions": 0}}, "at '/settings/workPartitions': minimum"),
+        ({"redis": {"mode": "sentinel"}}, "at '/redis/mode': value must be one of 'internal', 'external', 'cluster'"),
+        ({"redis": {"url": "http://redis:6379"}}, "at '/redis/url'"),
+        ({"services": {"engine": {"resources": {"requests": {"cpu": "lots"}}}}}, "requests/cpu'"),
+        ({"replicaCount": 3}, "additional properties 'replicaCount' not allowed"),
+    ],
+)
+def test_schema_refuses_wrong_values(chart: helm.Chart, values: dict[str, Any], message: str) -> None:
+    with pytest.raises(helm.HelmValuesError) as refused:
+        chart.validate_schema(values)
+    assert message in str(refused.value)
+    # Installing (rendering) refuses them the same way.
+    with pytest.raises(helm.HelmValuesError) as refused:
+        chart.render(values=values, name=RELEASE)
+    assert message in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"production": True}, "production: true needs an ops token"),
+        ({"redis": {"mode": "external"}}, "redis.mode external needs the Redis URL"),
+        (
+            {"redis": {"mode": "external", "existingSecret": "r"}, "keda": {"enabled": True}},
+            "keda.enabled with redis.mode external needs keda.redisAddress",
+        ),
+        (
+            {"services": {"gateway": {"terminationGracePeriodSeconds": 30, "shutdownGraceSeconds": 45}}},
+            "services.gateway.terminationGracePeriodSeconds (30) must exceed",
+        ),
+        (
+            {"services": {"engine": {"autoscaling": {"minReplicas": 5, "maxReplicas": 2}}}},
+            "services.engine.autoscaling.minReplicas (5) is more than maxReplicas (2)",
+        ),
+    ],
+)
+def test_values_a_schema_cannot_judge_fail_the_render(chart: helm.Chart, values: dict[str, Any], message: str) -> None:
+    with pytest.raises(helm.HelmRenderError) as refused:
+        chart.render(values=values, name=RELEASE)
+    assert message in str(refused.value)
+
+
+# --- Kubernetes' schemas -----------------------------------------------------------------------
+
+
+def check_custom_resource(obj: dict[str, Any]) -> None:
+    """The fields KEDA and the Prometheus Operator require of their resources."""
+    kind = obj["kind"]
+    assert (obj["apiVersion"], kind) in CUSTOM_RESOURCES, (obj["apiVersion"], kind)
+    assert re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", obj["metadata"]["name"])
+    spec = obj["spec"]
+    if kind == "ScaledObject":
+        assert spec["scaleTargetRef"]["name"]
+        assert spec["triggers"]
+        for trigger in spec["triggers"]:
+            assert trigger["type"]
+            # KEDA's trigger metadata is a map of strings.
+            assert all(isinstance(value, str) for value in trigger["metadata"].values()), trigger
+        assert 0 <= spec["minReplicaCount"] <= spec["maxReplicaCount"]
+    elif kind == "TriggerAuthentication":
+        assert spec["secretTargetRef"]
+        for ref in spec["secretTargetRef"]:
+            assert ref["parameter"] and ref["name"] and ref["key"]
+    elif kind == "PrometheusRule":
+        assert isinstance(spec["groups"], list)
+        for group in spec["groups"]:
+            assert isinstance(group["name"], str) and group["name"]
+            for rule in group["rules"]:
+                assert isinstance(rule["expr"], str | int | float)
+                assert ("alert" in rule) != ("record" in rule), rule
+                for field in ("labels", "annotations"):
+                    assert all(isinstance(value, str) for value in rule.get(field, {}).values())
+    elif kind == "ServiceMonitor":
+        assert isinstance(spec["selector"], dict)
+        assert spec["endpoints"]
+        assert all(endpoint.get("port") for endpoint in spec["endpoints"])
+
+
+def test_every_object_validates_against_the_kubernetes_schemas(rendered: Rendered) -> None:
+    checked = 0
+    for obj in rendered.objects:
+        if (obj["apiVersion"], obj["kind"]) in CUSTOM_RESOURCES:
+            check_custom_resource(obj)
+            continue
+        for version in KUBERNETES_VERSIONS:
+            try:
+                kubernetes_validate.validate(obj, version, strict=True)
+            except kubernetes_validate.ValidationError as error:
+                where = ".".join(str(part) for part in error.path)
+                pytest.fail(f"{obj['kind']} {obj['metadata']['name']} (Kubernetes {version}): {where}: {error.message}")
+        checked += 1
+    assert checked >= 20
+
+
+# Everything optional switched off, and the gateway on a NodePort.
+BARE_VALUES: dict[str, Any] = {
+    "networkPolicy": {"enabled": False},
+    "topologySpread": {"enabled": False},
+    "serviceAccount": {"create": False},
+    "monitoring": {"podAnnotations": False, "dashboards": {"enabled": False}},
+    "redis": {"internal": {"persistence": {"enabled": False}, "maxmemory": "1gb"}},
+    "services": {
+        kind: {"autoscaling": {"enabled": False}, "pdb": {"enabled": False}, "preStopSleepSeconds": 0}
+        for kind in ("engine", "ai", "stats", "worker")
+    }
+    | {"gateway": {"service": {"type": "NodePort", "nodePort": 30080}, "autoscaling": {"enabled": False}}},
+}
+
+
+def test_switched_off_parts_leave_valid_objects(chart: helm.Chart) -> None:
+    bare = render(chart, BARE_VALUES)
+    for obj in bare.objects:
+        kubernetes_validate.validate(obj, KUBERNETES_VERSIONS[-1], strict=True)
+    kinds = {obj["kind"] for obj in bare.objects}
+    assert not kinds & {"NetworkPolicy", "HorizontalPodAutoscaler", "ServiceAccount"}
+    assert [component(pdb) for pdb in bare.of("PodDisruptionBudget")] == ["gateway"]
+    assert bare.get("Service", f"{FULLNAME}-gateway")["spec"]["ports"][0]["nodePort"] == 30080
+    (redis,) = bare.of("StatefulSet")
+    assert "volumeClaimTemplates" not in redis["spec"]
+    assert {"name": "data", "emptyDir": {}} in pod_spec(redis)["volumes"]
+    for deployment in bare.of("Deployment"):
+        assert pod_spec(deployment)["serviceAccountName"] == "default"
+        assert "prometheus.io/scrape" not in deployment["spec"]["template"]["metadata"]["annotations"]
+
+
+def test_the_validator_refuses_a_broken_object(default: Rendered) -> None:
+    """The schemas are really read: an unknown field or a wrong type fails."""
+    broken = copy.deepcopy(default.deployments()["engine"])
+    broken["spec"]["template"]["spec"]["containers"][0]["ports"][0]["containerPort"] = "grpc"
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(broken, KUBERNETES_VERSIONS[-1], strict=True)
+    broken = copy.deepcopy(default.deployments()["engine"])
+    broken["spec"]["replica"] = 2
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(broken, KUBERNETES_VERSIONS[-1], strict=True)
+
+
+# --- the process kinds -------------------------------------------------------------------------
+
+
+def test_one_deployment_per_enabled_kind(chart: helm.Chart, default: Rendered, cluster: Rendered) -> None:
+    assert set(default.deployments()) == {"gateway", "engine", "ai", "stats", "worker"}
+    # The matchmaker is declared, disabled, and the same loop makes it once enabled.
+    assert set(chart.values["services"]) == set(KINDS)
+    assert chart.values["services"]["matchmaker"]["enabled"] is False
+    assert set(cluster.deployments()) == set(KINDS)
+    for kind, deployment in cluster.deployments().items():
+        assert deployment["metadata"]["name"] == f"{FULLNAME}-{kind}"
+        assert container(deployment)["args"][0] == kind
+
+
+def test_every_container_is_unprivileged_with_resources_and_probes(rendered: Rendered) -> None:
+    for workload in rendered.of("Deployment") + rendered.of("StatefulSet"):
+        name = workload["metadata"]["name"]
+        pod = pod_spec(workload)
+        assert pod["securityContext"]["runAsNonRoot"] is True, name
+        assert pod["securityContext"]["runAsUser"] != 0, name
+        assert pod["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault", name
+        assert pod["automountServiceAccountToken"] is False, name
+        assert pod["enableServiceLinks"] is False, name
+        assert not pod.get("hostNetwork") and not pod.get("hostPID"), name
+        volumes = {volume["name"]: volume for volume in pod["volumes"]}
+        for each in pod["containers"] + pod.get("initContainers", []):
+            context = each["securityContext"]
+            assert context["runAsNonRoot"] is True, name
+            assert context["allowPrivilegeEscalation"] is False, name
+            assert context["readOnlyRootFilesystem"] is True, name
+            assert context["capabilities"]["drop"] == ["ALL"], name
+            assert not context.get("privileged"), name
+            assert {"cpu", "memory"} <= set(each["resources"]["requests"]), name
+            assert "memory" in each["resources"]["limits"], name
+            assert "livenessProbe" in each, name
+            assert all("hostPort" not in port for port in each.get("ports", [])), name
+            # Nothing is written but /tmp (an emptyDir) and Redis's data.
+            mounts = {mount["mountPath"]: mount["name"] for mount in each["volumeMounts"]}
+            assert "emptyDir" in volumes[mounts["/tmp"]], name
+
+
+def test_probes_fit_each_kind(rendered: Rendered) -> None:
+    settings = rendered.settings()
+    for kind, deployment in rendered.deployments().items():
+        box = container(deployment)
+        env = env_of(deployment)
+        if kind == "gateway":
+            assert box["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "http"}
+            assert box["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
+            assert port_named(deployment, "http") == int(settings["BOXEDIN_GATEWAY_PORT"])
+            assert settings["BOXEDIN_GATEWAY_HOST"] == "0.0.0.0"
+        elif kind == "worker":
+            # Celery's `inspect ping` is heavy: the worker's own metrics say it is alive.
+            assert box["livenessProbe"]["httpGet"] == {"path": "/metrics", "port": "metrics"}
+        else:
+            assert kind in GRPC_KINDS
+            port = port_named(deployment, "grpc")
+            for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+                assert box[probe]["grpc"] == {"port": port}, (kind, probe)
+            # Listens on every interface of its pod, on the port the probes and the Service use.
+            assert env[f"BOXEDIN_{kind.upper()}_ADDRESS"] == f"0.0.0.0:{port}"
+        if kind != "gateway":
+            assert port_named(deployment, "metrics") == int(settings[f"BOXEDIN_{kind.upper()}_METRICS_PORT"])
+    assert settings["BOXEDIN_METRICS_HOST"] == "0.0.0.0"
+
+
+def test_termination_leaves_time_to_drain(rendered: Rendered) -> None:
+    for kind, deployment in rendered.deployments().items():
+        grace = pod_spec(deployment)["terminationGracePeriodSeconds"]
+        shutdown = float(env_of(deployment)["BOXEDIN_SHUTDOWN_GRACE_SECONDS"])
+        pre_stop = container(deployment).get("lifecycle", {}).get("preStop", {}).get("exec", {}).get("command")
+        sleep = float(pre_stop[1]) if pre_stop else 0.0
+        assert grace > sleep + shutdown, kind
+        if kind == "gateway":
+            assert grace >= 60 and shutdown >= 30
+
+
+def test_every_deployment_has_a_service_and_a_pdb(rendered: Rendered) -> None:
+    for kind, deployment in rendered.deployments().items():
+        labels = pod_labels(deployment)
+        services = [svc for svc in rendered.of("Service") if selects(svc["spec"].get("selector"), labels)]
+        assert len(services) == 1, kind
+        (service,) = services
+        assert service["metadata"]["name"] == deployment["metadata"]["name"]
+        if kind == "worker":
+            assert service["spec"]["clusterIP"] == "None"
+            assert [port["name"] for port in service["spec"]["ports"]] == ["metrics"]
+        budgets = [
+            pdb for pdb in rendered.of("PodDisruptionBudget") if selects(pdb["spec"]["selector"]["matchLabels"], labels)
+        ]
+        assert len(budgets) == 1, kind
+        assert set(budgets[0]["spec"]) & {"maxUnavailable", "minAvailable"}
+
+
+def test_services_reach_each_other_through_their_services(rendered: Rendered) -> None:
+    settings = rendered.settings()
+    for kind in GRPC_KINDS:
+        if kind not in rendered.deployments():
+            continue
+        address = settings[f"BOXEDIN_{kind.upper()}_ADDRESS"]
+        # dns:/// and a headless Service: the clients balance their calls over the pods.
+        assert address.startswith("dns:///"), address
+        host, port = address.removeprefix("dns:///").rsplit(":", 1)
+        service = rendered.get("Service", host)
+        assert service["spec"]["clusterIP"] == "None"
+        assert {"name": "grpc", "port": int(port), "targetPort": "grpc", "protocol": "TCP"} in service["spec"]["ports"]
+
+
+def test_only_the_gateway_is_exposed(rendered: Rendered) -> None:
+    gateway = f"{FULLNAME}-gateway"
+    for service in rendered.of("Service"):
+        if service["spec"].get("type", "ClusterIP") != "ClusterIP":
+            assert service["metadata"]["name"] == gateway
+            assert service["spec"]["type"] in ("NodePort", "LoadBalancer")
+    for ingress in rendered.of("Ingress"):
+        for rule in ingress["spec"]["rules"]:
+            for path in rule["http"]["paths"]:
+                assert path["backend"]["service"] == {"name": gateway, "port": {"name": "http"}}
+        # Websockets stay open: nginx's 60 s default would cut them.
+        annotations = ingress["metadata"]["annotations"]
+        assert annotations["nginx.ingress.kubernetes.io/proxy-read-timeout"] == "3600"
+        assert annotations["nginx.ingress.kubernetes.io/proxy-send-timeout"] == "3600"
+
+
+def test_the_gateway_is_exposed_only_when_asked(default: Rendered, cluster: Rendered) -> None:
+    assert {svc["spec"]["type"] for svc in default.of("Service")} == {"ClusterIP"}
+    assert default.of("Ingress") == []
+    exposed = [svc for svc in cluster.of("Service") if svc["spec"]["type"] != "ClusterIP"]
+    assert [svc["metadata"]["name"] for svc in exposed] == [f"{FULLNAME}-gateway"]
+    assert exposed[0]["spec"]["loadBalancerSourceRanges"] == ["203.0.113.0/24"]
+
+
+# --- autoscaling -------------------------------------------------------------------------------
+
+
+def autoscaled(rendered: Rendered) -> dict[str, str]:
+    """Each autoscaled Deployment's name -> what scales it."""
+    found = {}
+    for hpa in rendered.of("HorizontalPodAutoscaler"):
+        (metric,) = hpa["spec"]["metrics"]
+        assert metric["type"] == "Resource" and metric["resource"]["name"] == "cpu"
+        assert metric["resource"]["target"]["type"] == "Utilization"
+        found[hpa["spec"]["scaleTargetRef"]["name"]] = "cpu"
+    for scaled in rendered.of("ScaledObject"):
+        assert scaled["spec"]["scaleTargetRef"]["name"] not in found, "an HPA and a ScaledObject on one Deployment"
+        found[scaled["spec"]["scaleTargetRef"]["name"]] = "keda"
+    return found
+
+
+def test_gateway_and_engine_scale_on_cpu_and_workers_on_their_queue(default: Rendered, production: Rendered) -> None:
+    name = {kind: f"{FULLNAME}-{kind}" for kind in KINDS}
+    assert autoscaled(default) == {name["gateway"]: "cpu", name["engine"]: "cpu", name["worker"]: "cpu"}
+    assert autoscaled(production) == {name["gateway"]: "cpu", name["engine"]: "cpu", name["worker"]: "keda"}
+    # An autoscaled Deployment leaves its replica count to the autoscaler.
+    for kind, deployment in production.deployments().items():
+        assert ("replicas" in deployment["spec"]) == (deployment["metadata"]["name"] not in autoscaled(production)), (
+            kind
+        )
+    (scaled,) = production.of("ScaledObject")
+    (trigger,) = scaled["spec"]["triggers"]
+    assert trigger["type"] == "redis"
+    # The list Celery keeps its queue in, prefix included, as the services name it.
+    assert trigger["metadata"]["listName"] == celery_queue(production.settings()["BOXEDIN_KEY_PREFIX"])
+    assert trigger["metadata"]["address"] == production.values["keda"]["redisAddress"]
+    assert trigger["metadata"]["enableTLS"] == "true"
+    auth = production.get("TriggerAuthentication", trigger["authenticationRef"]["name"])
+    assert auth["spec"]["secretTargetRef"] == [
+        {"parameter": "password", "name": "boxedin-redis-password", "key": "password"}
+    ]
+    assert scaled["spec"]["minReplicaCount"] == 2 and scaled["spec"]["maxReplicaCount"] == 30
+
+
+# --- Redis ---------------------------------------------------------------------------------------
+
+
+def test_default_redis_is_a_persistent_statefulset(default: Rendered) -> None:
+    (redis,) = default.of("StatefulSet")
+    assert redis["metadata"]["name"] == f"{FULLNAME}-redis"
+    args = container(redis)["args"]
+    assert args[args.index("--appendonly") + 1] == "yes"
+    assert args[args.index("--maxmemory-policy") + 1] == "noeviction"
+    (claim,) = redis["spec"]["volumeClaimTemplates"]
+    assert claim["metadata"]["name"] == "data"
+    assert {"name": "data", "mountPath": "/data"} in container(redis)["volumeMounts"]
+    assert default.settings()["BOXEDIN_REDIS_URL"] == f"redis://{FULLNAME}-redis:6379/0"
+    assert default.settings()["BOXEDIN_REDIS_CLUSTER"] == "false"
+    assert default.get("Service", f"{FULLNAME}-redis")["spec"]["ports"][0]["port"] == 6379
+
+
+def test_external_redis_comes_from_a_secret(production: Rendered) -> None:
+    assert production.of("StatefulSet") == []
+    assert "BOXEDIN_REDIS_URL" not in production.settings()
+    for kind, deployment in production.deployments().items():
+        assert env_of(deployment)["BOXEDIN_REDIS_URL"] == {
+            "secretKeyRef": {"name": "boxedin-redis", "key": "redis-url"}
+        }, kind
+    # Only the gateway gets the ops token, from its Secret; production mode is on.
+    for kind, deployment in production.deployments().items():
+        token = env_of(deployment).get("BOXEDIN_OPS_TOKEN")
+        assert token == ({"secretKeyRef": {"name": "boxedin-ops", "key": "ops-token"}} if kind == "gateway" else None)
+    assert production.settings()["BOXEDIN_PRODUCTION"] == "true"
+    # No Secret holds a value given in clear.
+    assert production.of("Secret") == []
+
+
+def test_redis_cluster_mode_gives_celery_a_plain_redis(cluster: Rendered) -> None:
+    settings = cluster.settings()
+    assert settings["BOXEDIN_REDIS_CLUSTER"] == "true"
+    assert "BOXEDIN_REDIS_URL" not in settings
+    broker = f"{FULLNAME}-redis-broker"
+    assert settings["BOXEDIN_CELERY_BROKER_URL"] == f"redis://{broker}:6379/0"
+    (statefulset,) = cluster.of("StatefulSet")
+    assert statefulset["metadata"]["name"] == broker
+    assert "volumeClaimTemplates" not in statefulset["spec"]
+    # The cluster's URL, from the Secret the chart made from redis.url.
+    secret = cluster.get("Secret", f"{FULLNAME}-redis-url")
+    assert secret["stringData"] == {"redis-url": CLUSTER_VALUES["redis"]["url"]}
+    for deployment in cluster.deployments().values():
+        assert env_of(deployment)["BOXEDIN_REDIS_URL"] == {
+            "secretKeyRef": {"name": secret["metadata"]["name"], "key": "redis-url"}
+        }
+    # KEDA watches Celery's queue on the broker, not on the Cluster.
+    (scaled,) = cluster.of("ScaledObject")
+    assert scaled["spec"]["triggers"][0]["metadata"]["address"] == f"{broker}:6379"
+
+
+# --- network policies ----------------------------------------------------------------------------
+
+
+def policies_for(rendered: Rendered, labels: dict[str, str]) -> list[dict[str, Any]]:
+    return [
+        policy
+        for policy in rendered.of("NetworkPolicy")
+        if selects(policy["spec"]["podSelector"]["matchLabels"], labels)
+    ]
+
+
+def test_network_policies_let_in_only_what_each_pod_serves(chart: helm.Chart, rendered: Rendered) -> None:
+    values = chart.merge_values(rendered.values)
+    metrics_from = values["networkPolicy"]["metricsFrom"]
+    gateway_from = values["networkPolicy"]["gatewayFrom"]
+    for workload in rendered.of("Deployment") + rendered.of("StatefulSet"):
+        kind = component(workload)
+        (policy,) = policies_for(rendered, pod_labels(workload))
+        assert policy["spec"]["policyTypes"] == ["Ingress"]
+        rules = {rule["ports"][0]["port"]: rule.get("from") for rule in policy["spec"]["ingress"]}
+        if kind == "gateway":
+            # The only pod open to the world (or to networkPolicy.gatewayFrom).
+            assert rules == {"http": gateway_from or None}
+        elif kind in GRPC_KINDS:
+            assert rules["metrics"] == metrics_from
+            (peer,) = rules["grpc"]
+            expressions = {e["key"]: set(e["values"]) for e in peer["podSelector"]["matchExpressions"]}
+            assert expressions == {
+                "app.kubernetes.io/instance": {RELEASE},
+                "app.kubernetes.io/component": CALLERS[kind],
+            }
+        elif kind == "worker":
+            assert rules == {"metrics": metrics_from}
+        else:
+            assert kind in ("redis", "redis-broker")
+            peers = rules["redis"]
+            assert peers[0] == {
+                "podSelector": {"matchLabels": {"app.kubernetes.io/instance": RELEASE, "boxedin/redis-client": "true"}}
+            }
+            # Besides the services, only KEDA's operator (when it reads the queue there).
+            assert len(peers) == (2 if values["keda"]["enabled"] else 1)
+    # Every service's pods carry the label Redis lets in.
+    for deployment in rendered.of("Deployment"):
+        assert pod_labels(deployment)["boxedin/redis-client"] == "true"
+
+
+# --- settings ------------------------------------------------------------------------------------
+
+
+def readme_settings() -> set[str]:
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("## Settings", 1)[1].split("\n## ", 1)[0]
+    return set(re.findall(r"`(BOXEDIN_[A-Z0-9_]+)`", table))
+
+
+def reachable(*results: Rendered) -> set[str]:
+    names: set[str] = set()
+    for result in results:
+        names |= set(result.settings())
+        for deployment in result.of("Deployment"):
+            names |= set(env_of(deployment))
+    return names
+
+
+def test_every_setting_is_reachable(default: Rendered, production: Rendered, cluster: Rendered) -> None:
+    """Every BOXEDIN_ setting of the README's table and of Settings is set by the chart."""
+    declared = {f"BOXEDIN_{name.upper()}" for name in Settings.model_fields}
+    missing = (readme_settings() | declared) - reachable(default, production, cluster)
+    assert not missing, f"settings the chart cannot set: {sorted(missing)} (add them to values.yaml settings)"
+
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).upper()
+
+
+def test_values_settings_reach_the_configmap(chart: helm.Chart) -> None:
+    """Each key of values.settings lands in the ConfigMap as BOXEDIN_<KEY>."""
+    changed: dict[str, Any] = {}
+    for key, value in chart.values["settings"].items():
+        if isinstance(value, bool):
+            changed[key] = not value
+        elif isinstance(value, int):
+            changed[key] = value + 3
+        elif isinstance(value, float):
+            changed[key] = round(value + 0.5, 2)
+        else:
+            changed[key] = {"logLevel": "DEBUG", "engine": "python"}.get(key, f"{value}x")
+    settings = render(chart, {"settings": changed, "extraEnv": {"BOXEDIN_SOMETHING_NEW": 5}}).settings()
+    for key, value in changed.items():
+        expected = str(value).lower() if isinstance(value, bool) else str(value)
+        assert settings[f"BOXEDIN_{snake(key)}"] == expected, key
+    assert settings["BOXEDIN_SOMETHING_NEW"] == "5"
+
+
+def test_a_settings_change_rolls_the_pods(chart: helm.Chart, default: Rendered) -> None:
+    changed = render(chart, {"settings": {"updatesKept": 900}})
+    for kind, deployment in default.deployments().items():
+        before = deployment["spec"]["template"]["metadata"]["annotations"]["checksum/settings"]
+        after = changed.deployments()[kind]["spec"]["template"]["metadata"]["annotations"]["checksum/settings"]
+        assert before != after, kind
+
+
+# --- monitoring ----------------------------------------------------------------------------------
+
+
+def test_rules_and_dashboards_are_shipped_as_written(default: Rendered, production: Rendered) -> None:
+    rules_file = FILES / "rules.yaml"
+    rules = yaml.safe_load(rules_file.read_text()) if rules_file.exists() else {"groups": []}
+    rules_map = default.get("ConfigMap", f"{FULLNAME}-prometheus-rules")
+    assert yaml.safe_load(rules_map["data"]["rules.yaml"]) == rules
+    assert yaml.safe_load(rules_map["data"]["scrape-config.yaml"])[0]["job_name"] == "boxedin"
+    assert production.get("PrometheusRule", FULLNAME)["spec"] == rules
+    assert not production.has("ConfigMap", f"{FULLNAME}-prometheus-rules")
+
+    dashboards = {path.name: json.loads(path.read_text()) for path in sorted((FILES / "dashboards").glob("*.json"))}
+    for result in (default, production):
+        maps = [cm for cm in result.of("ConfigMap") if cm["metadata"]["labels"].get("grafana_dashboard") == "1"]
+        if not dashboards:
+            assert maps == []
+            continue
+        (dashboard_map,) = maps
+        assert {name: json.loads(text) for name, text in dashboard_map["data"].items()} == dashboards
+
+
+def test_metrics_are_scraped_under_the_jobs_the_rules_name(production: Rendered) -> None:
+    (monitor,) = production.of("ServiceMonitor")
+    assert monitor["spec"]["jobLabel"] == "boxedin/job"
+    assert {endpoint["port"] for endpoint in monitor["spec"]["endpoints"]} == {"metrics", "http"}
+    selector = monitor["spec"]["selector"]["matchLabels"]
+    scraped = [svc for svc in production.of("Service") if selects(selector, svc["metadata"]["labels"])]
+    assert {component(svc) for svc in scraped} == set(production.deployments())
+    for service in scraped:
+        job = service["metadata"]["labels"]["boxedin/job"]
+        assert job == f"boxedin-{component(service)}"
+        ports = {port["name"] for port in service["spec"]["ports"]}
+        assert ports & {"metrics", "http"}
+    for kind, deployment in production.deployments().items():
+        assert pod_labels(deployment)["boxedin/job"] == f"boxedin-{kind}"
+    # The jobs files/rules.yaml names are jobs the chart makes.
+    rules_file = FILES / "rules.yaml"
+    named = set(re.findall(r"boxedin-([a-z]+)", rules_file.read_text())) if rules_file.exists() else set()
+    assert named <= set(KINDS)
+
+
+def test_notes_say_how_to_reach_the_gateway(default: Rendered, production: Rendered) -> None:
+    assert f"kubectl port-forward --namespace {NAMESPACE} service/{FULLNAME}-gateway 8000:80" in default.notes
+    assert "https://play.boxedin.example.com/" in production.notes
+
+
+# --- the image -----------------------------------------------------------------------------------
+
+
+def dockerfile_stages() -> dict[str, list[tuple[str, str]]]:
+    """The Dockerfile's stages by name: their instructions (continuation lines joined)."""
+    text = re.sub(r"\\\n", " ", DOCKERFILE.read_text())
+    stages: dict[str, list[tuple[str, str]]] = {}
+    current: list[tuple[str, str]] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        instruction, _, rest = line.partition(" ")
+        if instruction.upper() == "FROM":
+            found = re.fullmatch(r"(\S+)\s+AS\s+(\S+)", rest.strip(), re.IGNORECASE)
+            assert found, f"every stage is named: FROM {rest}"
+            current = stages.setdefault(found.group(2), [("FROM", found.group(1))])
+        elif stages:
+            current.append((instruction.upper(), rest.strip()))
+    return stages
+
+
+def test_dockerfile_builds_in_stages_and_runs_unprivileged(chart: helm.Chart) -> None:
+    stages = dockerfile_stages()
+    assert list(stages) == ["web", "build", "runtime"]
+    text = DOCKERFILE.read_text()
+    assert re.search(r"ARG PYTHON_IMAGE=python:3\.11", text)
+    runs = {name: " ".join(arg for op, arg in body if op == "RUN") for name, body in stages.items()}
+    assert "npm ci" in runs["web"] and "npm run build" in runs["web"]
+    assert "grpc_tools.protoc" in runs["build"] and "setup.py build_ext --inplace" in runs["build"]
+    assert "pip install" in runs["build"]
+    runtime = stages["runtime"]
+    assert "gcc" not in runs["runtime"] and "npm" not in runs["runtime"]
+    users = [arg for op, arg in runtime if op == "USER"]
+    assert users, "the runtime stage sets a USER"
+    uid = users[-1].split(":")[0]
+    assert uid.isdigit() and int(uid) != 0, "a numeric non-root USER (runAsNonRoot can check it)"
+    # The user the chart runs the pods as.
+    assert chart.values["podSecurityContext"]["runAsUser"] == int(uid)
+    entrypoint = [arg for op, arg in runtime if op == "ENTRYPOINT"]
+    assert entrypoint and json.loads(entrypoint[-1]) == ["/usr/local/bin/boxedin-entrypoint"]
+    assert any(op == "COPY" and "deploy/entrypoint.sh /usr/local/bin/boxedin-entrypoint" in arg for op, arg in runtime)
+    # The web client and the built package come from the earlier stages.
+    copies = [arg for op, arg in runtime if op == "COPY"]
+    assert any("--from=web" in arg and "/app/web/dist" in arg for arg in copies)
+    assert any("--from=build" in arg and "/opt/venv" in arg for arg in copies)
+
+
+def test_dockerignore_keeps_local_builds_out() -> None:
+    ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()}
+    assert {".git", ".venv", "web/node_modules", "web/dist", "services/v1", "services/**/*.so"} <= ignored
+
+
+@pytest.fixture(scope="module")
+def stand_ins(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """python and boxedin stand-ins that print how they were called."""
+    folder = tmp_path_factory.mktemp("bin")
+    for name in ("python", "boxedin"):
+        path = folder / name
+        path.write_text(f'#!/bin/sh\necho {name} "$@"\n')
+        path.chmod(0o755)
+    return folder
+
+
+def run_entrypoint(stand_ins: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    environment = {"PATH": f"{stand_ins}:/usr/bin:/bin", **(env or {})}
+    return subprocess.run(
+        ["sh", str(ENTRYPOINT), *args], env=environment, capture_output=True, text=True, timeout=10, check=False
+    )
+
+
+def launcher_commands() -> dict[str, str]:
+    """How `boxedin up` starts each kind: its `python -m ...` arguments, from services/launcher.py."""
+    source = (ROOT / "services" / "launcher.py").read_text()
+    commands = {}
+    for kind, module in (("engine", "boxedin.engine.service"), ("ai", "boxedin.ai.service"),
+                         ("stats", "boxedin.stats"), ("gateway", "boxedin.gateway")):  # fmt: skip
+        assert f'"-m", "{module}"' in source, module
+        commands[kind] = f"-m {module}"
+    assert '"-m", "celery", "-A", "boxedin.ai.tasks", "worker"' in source
+    commands["worker"] = "-m celery -A boxedin.ai.tasks worker"
+    return commands
+
+
+def test_entrypoint_serves_every_kind_the_chart_runs(stand_ins: Path, cluster: Rendered) -> None:
+    commands = launcher_commands()
+    kinds = {container(deployment)["args"][0] for deployment in cluster.deployments().values()}
+    assert kinds == set(KINDS)
+    for kind in kinds:
+        result = run_entrypoint(stand_ins, kind)
+        assert result.returncode == 0, result.stderr
+        output = result.stdout.strip()
+        assert output.startswith("python -m "), output
+        if kind in commands:
+            # The same process `boxedin up` starts.
+            assert output.startswith(f"python {commands[kind]}"), output
+    assert run_entrypoint(stand_ins, "matchmaker").stdout.strip() == "python -m boxedin.matchmaker"
+
+
+def test_entrypoint_runs_the_worker_as_configured(stand_ins: Path) -> None:
+    output = run_entrypoint(stand_ins, "worker", "--hostname", "w1", env={"BOXEDIN_WORKER_CONCURRENCY": "6"}).stdout
+    words = output.split()
+    assert words[words.index("--concurrency") + 1] == "6"
+    assert words[words.index("--prefetch-multiplier") + 1] == "1"
+    assert words[-2:] == ["--hostname", "w1"]
+    assert run_entrypoint(stand_ins, "boxedin", "replay", "-").stdout.strip() == "boxedin replay -"
+
+
+def test_entrypoint_refuses_an_unknown_kind(stand_ins: Path) -> None:
+    result = run_entrypoint(stand_ins, "matchmakr")
+    assert result.returncode == 64
+    assert "unknown process kind 'matchmakr'" in result.stderr
+    assert run_entrypoint(stand_ins).returncode == 64
+
+
+def test_every_kind_enabled_by_default_is_built(default: Rendered) -> None:
+    """The modules the entrypoint runs for the kinds the chart starts by default exist."""
+    modules = {
+        "gateway": "boxedin.gateway.__main__",
+        "engine": "boxedin.engine.service.__main__",
+        "ai": "boxedin.ai.service.__main__",
+        "stats": "boxedin.stats.__main__",
+        "worker": "boxedin.ai.tasks",
+    }
+    for kind in default.deployments():
+        assert importlib.util.find_spec(modules[kind]) is not None, kind
+    assert os.access(ENTRYPOINT, os.X_OK)

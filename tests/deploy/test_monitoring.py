@@ -1,0 +1,490 @@
+"""The chart's Prometheus alerting rules and Grafana dashboards (deploy/helm/boxedin/files/):
+promtool checks the rules and proves each alert fires on series built for it
+(tests/deploy/rules_test.yaml); every dashboard has its panels and a `${datasource}` variable;
+every PromQL expression in the dashboards and the rules is valid, names only metrics the services
+define, and runs without error on a real Prometheus (Debian's) that scrapes a running stack while
+`boxedin load` plays games and loads the rules themselves."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import warnings
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from prometheus_client.metrics import MetricWrapperBase
+
+from boxedin.common import metrics
+from boxedin.launcher import Stack, free_port
+from boxedin.loadtest import run_load
+
+from stacks import OUTPUT, make_stack
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "services"))
+from wsclient import Browser
+
+ROOT = Path(__file__).resolve().parents[2]
+FILES = ROOT / "deploy" / "helm" / "boxedin" / "files"
+RULES = FILES / "rules.yaml"
+DASHBOARDS = FILES / "dashboards"
+RULES_TEST = Path(__file__).with_name("rules_test.yaml")
+PROMETHEUS = os.environ.get("BOXEDIN_PROMETHEUS", "/usr/bin/prometheus")
+PROMTOOL = os.environ.get("BOXEDIN_PROMTOOL", "/usr/bin/promtool")
+
+# The `job` label each process kind gets from the chart's scrape configuration (rules.yaml's
+# header), with the port of the stack that process serves /metrics on.
+JOBS: dict[str, Callable[[Stack], int]] = {
+    "boxedin-gateway": lambda stack: stack.gateway_port,
+    "boxedin-engine": lambda stack: stack.metrics_ports["engine"],
+    "boxedin-ai": lambda stack: stack.metrics_ports["ai"],
+    "boxedin-stats": lambda stack: stack.metrics_ports["stats"],
+    "boxedin-worker": lambda stack: stack.metrics_ports["worker"],
+}
+
+ALERTS = {
+    "BoxedInErrorRate", "BoxedInActionRoundTripSlow", "BoxedInActionApplySlow", "BoxedInExpertFallingBack",
+    "BoxedInNoCeleryWorker", "BoxedInServiceDown", "BoxedInRedisUnreachable", "BoxedInPresenceFiguresStale",
+}  # fmt: skip
+
+# Each dashboard's panels the issue asks for, by title, with a metric each must query.
+REQUIRED_PANELS = {
+    "presence-and-games.json": {
+        "Players online": "boxedin_websocket_connections",
+        "Games now by mode": "boxedin_games_now",
+        "Find Match: players waiting by mode": "boxedin_find_match_waiting",
+        "Find Match: pairing time": "boxedin_pairing_seconds_bucket",
+        "Mode popularity (last 7 days)": "boxedin_games_created_total",
+        "Games started by mode and opponent": "boxedin_games_created_total",
+        "Games finished by mode and opponent": "boxedin_games_finished_total",
+    },
+    "service-health.json": {
+        "Action round trip p50 / p99": "boxedin_round_trip_seconds_bucket",
+        "Refusals by code": "boxedin_refusals_total",
+        "CAS conflicts": "boxedin_cas_conflicts_total",
+        "RPC latency by method": "boxedin_rpc_seconds_bucket",
+        "WebSocket connections": "boxedin_websocket_connections",
+        "WebSocket frames by type": "boxedin_websocket_frames_total",
+    },
+    "ai.json": {
+        "Think time by level": "boxedin_ai_think_seconds_bucket",
+        "Celery queue length": "boxedin_celery_queue_length",
+        "Expert task latency": "boxedin_expert_task_seconds_bucket",
+        "Expert fallbacks": "boxedin_expert_fallbacks_total",
+        "Workers busy": "boxedin_celery_tasks_running",
+    },
+}
+# Find Match (online play) comes later: its panels query metrics no service defines yet, and
+# Prometheus answers them with an empty result.
+NOT_YET_DEFINED = {"boxedin_find_match_waiting", "boxedin_pairing_seconds_bucket"}
+
+# Grafana's built-in variables, as concrete values for promtool and Prometheus.
+GRAFANA_BUILTINS = {"__rate_interval": "1m", "__interval": "15s", "__range": "5m"}
+SUFFIXES = {
+    "counter": ("_total", "_created"),
+    "gauge": ("",),
+    "histogram": ("_bucket", "_count", "_sum", "_created"),
+    "summary": ("", "_count", "_sum", "_created"),
+}
+
+
+def defined_series() -> set[str]:
+    """Every series name the services' metrics (services/common/metrics.py) are exported as."""
+    names = {"up"}
+    for value in vars(metrics).values():
+        if isinstance(value, MetricWrapperBase):
+            names.update(value._name + suffix for suffix in SUFFIXES[value._type])
+    return names
+
+
+def dashboards() -> dict[str, dict[str, Any]]:
+    return {path.name: json.loads(path.read_text()) for path in sorted(DASHBOARDS.glob("*.json"))}
+
+
+def panels(board: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Every panel but rows, those inside collapsed rows included."""
+    for panel in board["panels"]:
+        if panel["type"] == "row":
+            yield from panel.get("panels", [])
+        else:
+            yield panel
+
+
+def concrete(expr: str, variables: dict[str, str]) -> str:
+    """A dashboard expression with Grafana's variables replaced by values Prometheus accepts."""
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2) or match.group(3)
+        if name in GRAFANA_BUILTINS:
+            return GRAFANA_BUILTINS[name]
+        if name in variables:
+            return variables[name]
+        raise AssertionError(f"unknown Grafana variable ${name} in {expr!r}")
+
+    return re.sub(r"\$\{(\w+)(?::\w+)?\}|\$(\w+)|\[\[(\w+)\]\]", value, expr)
+
+
+def expressions() -> dict[str, list[str]]:
+    """Every PromQL expression of the rules and the dashboards (variables made concrete), with
+    where each is used."""
+    found: dict[str, list[str]] = {}
+    for group in yaml.safe_load(RULES.read_text())["groups"]:
+        for rule in group["rules"]:
+            name = rule.get("alert") or rule.get("record")
+            found.setdefault(rule["expr"].strip(), []).append(f"rules.yaml: {name}")
+    for file, board in dashboards().items():
+        # A multi-value variable stands for its "All" value (every query uses it with =~).
+        variables = {v["name"]: v["allValue"] for v in board["templating"]["list"] if v["type"] == "query"}
+        for variable in board["templating"]["list"]:
+            if variable["type"] == "query":
+                # label_values(metric, label) is Grafana's; the same question in PromQL:
+                query = variable["query"]["query"] if isinstance(variable["query"], dict) else variable["query"]
+                match = re.fullmatch(r"label_values\((.+),\s*(\w+)\)", query)
+                assert match, f"{file}: variable {variable['name']}: {query!r}"
+                expr = f"group by ({match.group(2)}) ({match.group(1)})"
+                found.setdefault(expr, []).append(f"{file}: variable {variable['name']}")
+        for panel in panels(board):
+            for target in panel["targets"]:
+                expr = concrete(target["expr"], variables)
+                found.setdefault(expr, []).append(f"{file}: {panel['title']} [{target['refId']}]")
+    return found
+
+
+def run(args: list[str]) -> subprocess.CompletedProcess[str]:
+    if not Path(args[0]).exists():
+        pytest.fail(f"{args[0]} is missing: `scripts/setup --browser` installs Debian's prometheus package")
+    return subprocess.run(args, capture_output=True, text=True, check=False, timeout=120)
+
+
+# ----------------------------------------------------------------------------------- the rules
+
+
+def test_the_rules_pass_promtool_check() -> None:
+    checked = run([PROMTOOL, "check", "rules", str(RULES)])
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert f"SUCCESS: {len(ALERTS)} rules found" in checked.stdout
+
+
+def test_each_alert_has_its_labels_and_annotations() -> None:
+    rules = [rule for group in yaml.safe_load(RULES.read_text())["groups"] for rule in group["rules"]]
+    assert {rule["alert"] for rule in rules} == ALERTS
+    for rule in rules:
+        assert rule["labels"]["severity"] in ("critical", "warning"), rule["alert"]
+        assert rule["annotations"]["summary"] and rule["annotations"]["description"], rule["alert"]
+
+
+def test_promtool_proves_each_alert_fires_on_series_built_for_it() -> None:
+    cases = yaml.safe_load(RULES_TEST.read_text())["tests"]
+    # Each alert is expected to fire somewhere, and none fires on the healthy installation.
+    fired = {check["alertname"] for case in cases for check in case["alert_rule_test"] if check["exp_alerts"]}
+    assert fired == ALERTS
+    healthy = next(case for case in cases if case["name"] == "healthy")
+    assert {c["alertname"] for c in healthy["alert_rule_test"] if not c["exp_alerts"]} == ALERTS
+    tested = run([PROMTOOL, "test", "rules", str(RULES_TEST)])
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    assert "SUCCESS" in tested.stdout
+
+
+# ------------------------------------------------------------------------------ the dashboards
+
+
+def test_the_three_dashboards_have_their_panels_and_a_datasource_variable() -> None:
+    boards = dashboards()
+    assert set(boards) == set(REQUIRED_PANELS)
+    uids = set()
+    for file, board in boards.items():
+        assert board["schemaVersion"] >= 36 and board["title"].startswith("Boxed In: "), file
+        uids.add(board["uid"])
+        variables = {v["name"]: v for v in board["templating"]["list"]}
+        assert variables["datasource"]["type"] == "datasource" and variables["datasource"]["query"] == "prometheus"
+        # No data source is named by uid: every panel and query takes the variable's.
+        text = json.dumps(board)
+        assert set(re.findall(r'"uid": "([^"]*)"', text)) == {board["uid"], "${datasource}", "-- Grafana --"}
+        titles: dict[str, list[str]] = {}
+        ids, cells = set(), set()
+        for panel in board["panels"]:
+            position = panel["gridPos"]
+            assert position["x"] + position["w"] <= 24, (file, panel["title"])
+            for x in range(position["x"], position["x"] + position["w"]):
+                for y in range(position["y"], position["y"] + position["h"]):
+                    assert (x, y) not in cells, f"{file}: {panel['title']} overlaps another panel"
+                    cells.add((x, y))
+            assert panel["id"] not in ids
+            ids.add(panel["id"])
+        for panel in panels(board):
+            assert panel["datasource"] == {"type": "prometheus", "uid": "${datasource}"}, (file, panel["title"])
+            assert panel["targets"] and panel["description"], (file, panel["title"])
+            titles[panel["title"]] = [target["expr"] for target in panel["targets"]]
+            for target in panel["targets"]:
+                assert target["datasource"] == panel["datasource"], (file, panel["title"])
+        assert len(titles) == len(list(panels(board))), f"{file}: two panels share a title"
+        for title, metric in REQUIRED_PANELS[file].items():
+            assert title in titles, f"{file} has no panel {title!r}"
+            assert any(re.search(rf"\b{metric}\b", expr) for expr in titles[title]), (file, title, metric)
+    assert len(uids) == 3
+
+
+def test_every_expression_names_only_metrics_the_services_define() -> None:
+    defined = defined_series() | NOT_YET_DEFINED
+    for expr, where in expressions().items():
+        unknown = set(re.findall(r"\bboxedin_\w+", expr)) - defined
+        assert not unknown, f"{where}: {sorted(unknown)} not in services/common/metrics.py"
+
+
+def test_every_expression_is_valid_promql(tmp_path: Path) -> None:
+    """promtool checks expressions only in rule files: one recording rule each."""
+    found = list(expressions().items())
+    rules = [{"record": f"boxedin_check_{i}", "expr": expr} for i, (expr, _) in enumerate(found)]
+    path = tmp_path / "expressions.yaml"
+    path.write_text(yaml.safe_dump({"groups": [{"name": "expressions", "rules": rules}]}))
+    checked = run([PROMTOOL, "check", "rules", str(path)])
+    listing = "\n".join(f"{i}: {where}" for i, (_, where) in enumerate(found))
+    assert checked.returncode == 0, f"{checked.stdout}{checked.stderr}\n{listing}"
+    assert f"SUCCESS: {len(found)} rules found" in checked.stdout
+
+
+# ------------------------------------------------------------------ a real Prometheus, a real stack
+
+
+def poll(check: Callable[[], Any], timeout: float, every: float = 0.25) -> Any:
+    """Polls ``check`` until it returns something true, which it returns; None after ``timeout``
+    seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = check()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            return None
+        time.sleep(every)
+
+
+def wait_for(what: str, check: Callable[[], Any], timeout: float = 60) -> Any:
+    result = poll(check, timeout)
+    if not result:
+        pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
+    return result
+
+
+def stamp_after(stamp: str, moment: float) -> bool:
+    """Whether Prometheus's RFC 3339 time ``stamp`` (to the nanosecond) is after ``moment``."""
+    match = re.fullmatch(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)", stamp)
+    if match is None or stamp.startswith("0001-"):  # never evaluated: Go's zero time
+        return False
+    whole, fraction, zone = match.groups()
+    seconds = datetime.fromisoformat(whole + ("+00:00" if zone == "Z" else zone)).timestamp()
+    return seconds + float("0." + (fraction or "0")) > moment
+
+
+class Prometheus:
+    def __init__(self, port: int) -> None:
+        self.url = f"http://127.0.0.1:{port}"
+
+    def get(self, path: str, **params: str) -> dict[str, Any]:
+        url = self.url + path + ("?" + urllib.parse.urlencode(params) if params else "")
+        try:
+            with urllib.request.urlopen(url, timeout=10) as reply:
+                return dict(json.loads(reply.read()))
+        except urllib.error.HTTPError as error:  # a bad query: 400 with the error in the body
+            return dict(json.loads(error.read()))
+
+    def query(self, expr: str) -> dict[str, Any]:
+        return self.get("/api/v1/query", query=expr)
+
+    def value(self, expr: str) -> float:
+        """The value of a one-series expression, 0 while it has none."""
+        result = self.query(expr)["data"]["result"]
+        return float(result[0]["value"][1]) if result else 0.0
+
+    def targets(self) -> dict[str, dict[str, Any]]:
+        return {t["labels"]["job"]: t for t in self.get("/api/v1/targets")["data"]["activeTargets"]}
+
+    def ready(self) -> bool:
+        with contextlib.suppress(OSError), urllib.request.urlopen(self.url + "/-/ready", timeout=1) as reply:
+            return reply.status == 200
+        return False
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[Stack]:
+    stack = make_stack("monitoring", worker=True)
+    try:
+        stack.start()
+        yield stack
+    finally:
+        stack.stop()
+
+
+@pytest.fixture(scope="module")
+def prometheus(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prometheus]:
+    """Debian's Prometheus on a loopback port, scraping every process of ``stack`` each second
+    under the chart's job names, and evaluating rules.yaml each second."""
+    if not Path(PROMETHEUS).exists():
+        pytest.fail(f"{PROMETHEUS} is missing: `scripts/setup --browser` installs Debian's prometheus package")
+    folder = tmp_path_factory.mktemp("prometheus")
+    config = {
+        "global": {"scrape_interval": "1s", "scrape_timeout": "1s", "evaluation_interval": "1s"},
+        "rule_files": [str(RULES)],
+        "scrape_configs": [
+            {"job_name": job, "static_configs": [{"targets": [f"127.0.0.1:{port(stack)}"]}]}
+            for job, port in JOBS.items()
+        ],
+    }
+    (folder / "prometheus.yml").write_text(yaml.safe_dump(config))
+    port = free_port()
+    log_dir = OUTPUT / "logs" / "monitoring"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    with open(log_dir / "prometheus.log", "ab") as log:
+        process = subprocess.Popen(
+            [PROMETHEUS, f"--config.file={folder / 'prometheus.yml'}", f"--storage.tsdb.path={folder / 'data'}",
+             f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"],
+            stdout=log, stderr=log,
+        )  # fmt: skip
+    server = Prometheus(port)
+    try:
+
+        def up() -> bool:
+            if process.poll() is not None:
+                pytest.fail(f"prometheus stopped (exit status {process.returncode}): see {log_dir / 'prometheus.log'}")
+            return server.ready()
+
+        wait_for("Prometheus to be ready", up, timeout=30)
+        yield server
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def play_against_expert(stack: Stack) -> None:
+    """One mini game against Expert (its playouts on the Celery pool), with one refused action."""
+    browser = Browser(stack.url())
+    try:
+        browser.hello()
+        browser.new_game(mode="mini", opponent="ai", level="expert", ai_speed="fast")
+        browser.send(type="draw", game=browser.game_id, edge=["h", 0, 0])  # refused: roll first
+        assert browser.play_to_the_end(timeout=180)["over"]
+    finally:
+        browser.close()
+
+
+def test_every_expression_runs_on_prometheus_scraping_a_stack_under_load(stack: Stack, prometheus: Prometheus) -> None:
+    # Every target scraped: all up, but the worker's metrics port may not be served yet.
+    def scraped() -> dict[str, dict[str, Any]] | None:
+        targets = prometheus.targets()
+        if set(targets) != set(JOBS) or any(t["health"] == "unknown" for t in targets.values()):
+            return None
+        if all(t["health"] == "up" for job, t in targets.items() if job != "boxedin-worker"):
+            return targets
+        return None
+
+    wait_for("Prometheus to scrape every process", scraped, timeout=30)
+    # Give a worker that is still starting its chance; then tolerate it, saying so.
+    worker = poll(lambda: (t := prometheus.targets()["boxedin-worker"])["health"] == "up" and t, timeout=10)
+    worker_up = worker is not None
+    if not worker_up:
+        # Only a worker that serves no metrics yet is tolerated, not one Prometheus cannot read.
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", stack.metrics_ports["worker"]), 1):
+            pytest.fail(
+                f"the worker's metrics cannot be scraped: {prometheus.targets()['boxedin-worker']['lastError']}"
+            )
+        warnings.warn(
+            f"the Celery worker serves no metrics on its port: up == 0 for boxedin-worker "
+            f"({prometheus.targets()['boxedin-worker']['lastError']})",
+            stacklevel=1,
+        )
+
+    games = 30
+    url = stack.url().replace("http://", "ws://") + "/ws"
+    result = asyncio.run(run_load(url, games, 10, "mini"))
+    assert result["games"] == games and result["failed_games"] == 0, result
+    play_against_expert(stack)
+    played = time.time()
+
+    # Prometheus has the games (the engine counted them) and the AI's turns...
+    wait_for("Prometheus to see the games", lambda: prometheus.value("sum(boxedin_games_created_total)") >= games + 1)
+    wait_for("Prometheus to see the games finished",
+             lambda: prometheus.value("sum(boxedin_games_finished_total)") >= games + 1)  # fmt: skip
+    wait_for("Prometheus to see Expert's turns",
+             lambda: prometheus.value('sum(boxedin_ai_turns_total{level="expert"})') >= 1)  # fmt: skip
+    wait_for("Prometheus to see the round trips",
+             lambda: prometheus.value("sum(boxedin_round_trip_seconds_count)") >= result["actions"])  # fmt: skip
+
+    # ... and has evaluated every rule since, without an error.
+    def evaluated() -> list[dict[str, Any]] | None:
+        rules = [r for g in prometheus.get("/api/v1/rules")["data"]["groups"] for r in g["rules"]]
+        if len(rules) == len(ALERTS) and all(stamp_after(r.get("lastEvaluation", ""), played) for r in rules):
+            return rules
+        return None
+
+    rules = wait_for("Prometheus to evaluate the rules after the games", evaluated, timeout=30)
+    for rule in rules:
+        assert rule["health"] == "ok" and not rule.get("lastError"), (rule["name"], rule.get("lastError"))
+
+    # The panels the issue asks for show data, but Find Match's (no metric yet); so does what each
+    # alert compares with its threshold (the alerts themselves are quiet: an empty result). A rate
+    # needs two scrapes of a series: one first seen at the end of the games may need a second more.
+    found = expressions()
+    required_panels = {f"{file}: {title}" for file, titles in REQUIRED_PANELS.items() for title in titles}
+    required = [
+        (place, expr)
+        for expr, where in found.items()
+        for place in where
+        if place.rsplit(" [", 1)[0] in required_panels and not NOT_YET_DEFINED & set(re.findall(r"\bboxedin_\w+", expr))
+    ]
+    for expr, where in found.items():
+        measure = re.fullmatch(r"(.*\S)\s*(?:>|<|==)\s*[0-9.]+\s*", expr, re.DOTALL)
+        if where[0].startswith("rules.yaml") and measure:
+            required.append((f"{where[0]}, without its threshold", measure.group(1)))
+    assert len([place for place, _ in required if place.startswith("rules.yaml")]) == len(ALERTS) - 1
+
+    def without_data() -> list[str]:
+        return [f"{place}: {expr}" for place, expr in required if not prometheus.query(expr)["data"]["result"]]
+
+    if poll(lambda: not without_data(), timeout=20) is None:
+        pytest.fail("no data after the games in:\n" + "\n".join(without_data()))
+
+    # Every expression of the dashboards and the rules: success, with data or an empty result.
+    empty = []
+    for expr, where in found.items():
+        answer = prometheus.query(expr)
+        assert answer["status"] == "success", f"{where}: {expr}\n{answer.get('errorType')}: {answer.get('error')}"
+        assert answer["data"]["resultType"] in ("vector", "scalar"), where
+        if not answer["data"]["result"]:
+            empty.append((where, expr))
+    report = "\n".join(f"  {'; '.join(where)}: {' '.join(expr.split())}" for where, expr in empty)
+    print(f"{len(found)} expressions ran; {len(empty)} returned an empty result:\n{report}")
+
+    # The healthy stack raises none of the alerts about failures (those about latency and Expert's
+    # fallbacks depend on this machine's load and are only reported).
+    active = {a["labels"]["alertname"]: a for a in prometheus.get("/api/v1/alerts")["data"]["alerts"]}
+    print("alerts pending or firing:", {name: alert["labels"] for name, alert in active.items()})
+    quiet = {"BoxedInErrorRate", "BoxedInServiceDown", "BoxedInRedisUnreachable", "BoxedInPresenceFiguresStale"}
+    if worker_up:
+        quiet.add("BoxedInNoCeleryWorker")
+    else:
+        down = [a["labels"]["job"] for a in prometheus.get("/api/v1/alerts")["data"]["alerts"]
+                if a["labels"]["alertname"] == "BoxedInServiceDown"]  # fmt: skip
+        assert set(down) <= {"boxedin-worker"}, down
+        quiet.discard("BoxedInServiceDown")
+    assert not quiet & set(active), {name: active[name] for name in quiet & set(active)}
