@@ -8,16 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import secrets
-import socket
 import time
-from typing import Any, cast
 
 import redis.asyncio as redis
 
 from boxedin.common.keys import STATS_GROUP, Keys
 from boxedin.common.metrics import STATS_COUNTED, STATS_LAG
+from boxedin.common.streams import Entry, GroupReader
 from boxedin.v1 import common_pb2
 
 from .model import apply_game, game_facts
@@ -27,97 +24,49 @@ from .wire import result_message
 log = logging.getLogger("boxedin.stats")
 # Races lost on one device's record before the game is left to be read again.
 _RETRIES = 50
-Entries = list[tuple[bytes, dict[bytes, bytes]]]
 
 
-class GameCounter:
+class GameCounter(GroupReader):
     def __init__(
         self, client: redis.Redis, keys: Keys, store: StatsStore, claim_idle_seconds: float = 30.0, batch: int = 100
     ) -> None:
-        self.redis = client
-        self.claim_idle_seconds = claim_idle_seconds
+        super().__init__(client, STATS_GROUP, "finished games")
         self.keys = keys
         self.store = store
+        self.claim_idle_seconds = claim_idle_seconds
         self.batch = batch
-        self.consumer = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
-        self._tasks: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         for stream in self.keys.finished_streams():
-            await self._ensure_group(stream)
-            self._spawn(self._read(stream))
-        self._spawn(self._reclaim())
+            await self.ensure_group(stream)
+            self.spawn(self._read(stream))
+        self.spawn(self._reclaim())
         log.info("counting finished games", extra={"consumer": self.consumer})
-
-    async def stop(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
-        if self._tasks:
-            await asyncio.wait(self._tasks, timeout=2)
-
-    def _spawn(self, work: Any) -> None:
-        task = asyncio.create_task(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _ensure_group(self, stream: str) -> None:
-        try:
-            await self.redis.xgroup_create(stream, STATS_GROUP, id="0", mkstream=True)
-        except redis.ResponseError as exc:
-            if "BUSYGROUP" not in str(exc):
-                raise
 
     async def _read(self, stream: str) -> None:
         while True:
-            try:
-                reply = cast(
-                    list[tuple[bytes, Entries]],
-                    await self.redis.xreadgroup(
-                        STATS_GROUP, self.consumer, {stream: ">"}, count=self.batch, block=2000
-                    ),
-                )
-                for _, entries in reply or ():
-                    await self._count_entries(stream, entries)
-            except redis.ResponseError as exc:
-                if "NOGROUP" in str(exc):
-                    await self._ensure_group(stream)
-                else:
-                    log.warning("reading finished games failed", extra={"stream": stream, "error": str(exc)})
-                    await asyncio.sleep(1)
-            except (redis.ConnectionError, redis.TimeoutError) as exc:
-                log.warning("reading finished games failed", extra={"stream": stream, "error": str(exc)})
-                await asyncio.sleep(1)
+            entries = await self.read(stream, self.batch)
+            if entries:
+                await self._count_entries(stream, entries)
 
     async def _reclaim(self) -> None:
         idle_ms = round(self.claim_idle_seconds * 1000)
         while True:
             await asyncio.sleep(self.claim_idle_seconds / 3)
             for stream in self.keys.finished_streams():
-                try:
-                    reply = await self.redis.xautoclaim(
-                        stream, STATS_GROUP, self.consumer, idle_ms, "0-0", count=self.batch
-                    )
-                    claimed = [(i, f) for i, f in cast(Entries, reply[1]) if i is not None and f]
-                    deleted = cast(list[bytes], reply[2] if len(reply) > 2 else [])
-                    if deleted:
-                        await self.redis.xack(stream, STATS_GROUP, *deleted)
-                    if claimed:
-                        log.info("took over finished games", extra={"stream": stream, "games": len(claimed)})
-                        await self._count_entries(stream, claimed)
-                except redis.RedisError as exc:
-                    log.warning("claiming finished games failed", extra={"stream": stream, "error": str(exc)})
+                claimed = await self.claim_idle(stream, idle_ms, self.batch)
+                if claimed:
+                    log.info("took over finished games", extra={"stream": stream, "games": len(claimed)})
+                    await self._count_entries(stream, claimed)
 
-    async def _count_entries(self, stream: str, entries: Entries) -> None:
+    async def _count_entries(self, stream: str, entries: list[Entry]) -> None:
         done: list[bytes] = []
         for entry_id, fields in entries:
             finished = common_pb2.FinishedGame.FromString(fields[b"game"])
             if await self.count_game(finished):
                 done.append(entry_id)
         if done:
-            async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.xack(stream, STATS_GROUP, *done)
-                pipe.xdel(stream, *done)
-                await pipe.execute()
+            await self.done(stream, *done)
 
     async def count_game(self, finished: common_pb2.FinishedGame) -> bool:
         """Counts one finished game for every person who played it; False to leave it to be

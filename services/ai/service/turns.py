@@ -14,11 +14,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import secrets
-import socket
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import grpc
 import redis.asyncio as redis
@@ -36,6 +33,7 @@ from boxedin.common.metrics import (
 )
 from boxedin.common.reasons import refusal_of
 from boxedin.common.settings import Settings
+from boxedin.common.streams import GroupReader
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 
 from .thinking import Thinker
@@ -46,13 +44,6 @@ log = logging.getLogger("boxedin.ai.turns")
 _RETRIES = 20
 # Refusals after which the turn is not the computer's to play any more.
 _OVER = ("no_game", "game_over", "not_your_turn", "not_your_game")
-# Stream replies as redis-py gives them with decode_responses off (bytes) and its RESP2 shapes:
-# an entry is (id, fields); XREADGROUP's reply is [[stream, entries], ...] (each pair a list,
-# typed as a tuple to unpack it); XAUTOCLAIM's is [next id, entries, deleted ids], where an entry
-# deleted meanwhile is (None, None).
-_Entry = tuple[bytes, dict[bytes, bytes]]
-_ReadReply = list[tuple[bytes, list[_Entry]]]
-_ClaimedEntry = tuple[bytes | None, dict[bytes, bytes] | None]
 
 
 def action_to_proto(action: dict[str, Any]) -> common_pb2.Action:
@@ -75,18 +66,16 @@ class Job:
     turn: common_pb2.ComputerTurn = field(compare=False, hash=False)
 
 
-class TurnPlayer:
+class TurnPlayer(GroupReader):
     def __init__(
         self, config: Settings, client: redis.Redis, engine: engine_pb2_grpc.EngineAsyncStub, thinker: Thinker
-    ):
+    ) -> None:
+        super().__init__(client, AI_GROUP, "computer turns")
         self.config = config
-        self.redis = client
         self.keys: Keys = config.keys()
         self.engine = engine
         self.thinker = thinker
-        self.consumer = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
         self._capacity = asyncio.Semaphore(config.ai_concurrent_turns)
-        self._tasks: set[asyncio.Task[None]] = set()
         self._active: set[Job] = set()
         # One turn of a game at a time in this replica: [lock, jobs holding or awaiting it].
         self._game_locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
@@ -95,31 +84,13 @@ class TurnPlayer:
 
     async def start(self) -> None:
         for stream in self.keys.work_streams():
-            await self._ensure_group(stream)
+            await self.ensure_group(stream)
         for stream in self.keys.work_streams():
-            self._spawn(self._read(stream))
-        self._spawn(self._reclaim())
-        self._spawn(self._keep_fresh())
-        self._spawn(self._watch_queue())
+            self.spawn(self._read(stream))
+        self.spawn(self._reclaim())
+        self.spawn(self._keep_fresh())
+        self.spawn(self._watch_queue())
         log.info("reading computer turns", extra={"consumer": self.consumer, "partitions": self.keys.partitions})
-
-    async def stop(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
-        if self._tasks:
-            await asyncio.wait(self._tasks, timeout=2)
-
-    def _spawn(self, work: Any) -> None:
-        task = asyncio.create_task(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _ensure_group(self, stream: str) -> None:
-        try:
-            await self.redis.xgroup_create(stream, AI_GROUP, id="0", mkstream=True)
-        except redis.ResponseError as exc:
-            if "BUSYGROUP" not in str(exc):
-                raise
 
     async def _read(self, stream: str) -> None:
         """New turns of one partition, as they are written."""
@@ -127,24 +98,10 @@ class TurnPlayer:
             await self._capacity.acquire()
             handed_on = False
             try:
-                reply = cast(
-                    "_ReadReply | None",
-                    await self.redis.xreadgroup(AI_GROUP, self.consumer, {stream: ">"}, count=1, block=2000),
-                )
-                for _, entries in reply or ():
-                    for entry_id, fields in entries:
-                        COMPUTER_TURNS_TAKEN.labels("read").inc()
-                        self._spawn(self._take(self._job(stream, entry_id, fields), release=True))
-                        handed_on = True
-            except redis.ResponseError as exc:
-                if "NOGROUP" in str(exc):
-                    await self._ensure_group(stream)
-                else:
-                    log.warning("reading computer turns failed", extra={"stream": stream, "error": str(exc)})
-                    await asyncio.sleep(1)
-            except (redis.ConnectionError, redis.TimeoutError) as exc:
-                log.warning("reading computer turns failed", extra={"stream": stream, "error": str(exc)})
-                await asyncio.sleep(1)
+                for entry_id, fields in await self.read(stream, 1):
+                    COMPUTER_TURNS_TAKEN.labels("read").inc()
+                    self.spawn(self._take(self._job(stream, entry_id, fields), release=True))
+                    handed_on = True
             finally:
                 if not handed_on:
                     self._capacity.release()
@@ -155,24 +112,13 @@ class TurnPlayer:
         while True:
             await asyncio.sleep(self.config.ai_claim_idle_seconds / 2)
             for stream in self.keys.work_streams():
-                try:
-                    reply = await self.redis.xautoclaim(stream, AI_GROUP, self.consumer, idle_ms, "0-0", count=50)
-                except redis.RedisError as exc:
-                    log.warning("claiming computer turns failed", extra={"stream": stream, "error": str(exc)})
-                    continue
-                claimed = cast("list[_ClaimedEntry]", reply[1])
-                deleted = cast("list[bytes]", reply[2] if len(reply) > 2 else [])
-                if deleted:
-                    await self.redis.xack(stream, AI_GROUP, *deleted)
-                for entry_id, fields in claimed:
-                    if entry_id is None or not fields:
-                        continue
+                for entry_id, fields in await self.claim_idle(stream, idle_ms, 50):
                     job = self._job(stream, entry_id, fields)
                     if job in self._active:
                         continue
                     COMPUTER_TURNS_TAKEN.labels("reclaimed").inc()
                     log.info("took over a computer turn", extra={"game": job.turn.game_id, "turn": job.turn.turn})
-                    self._spawn(self._take(job, release=False))
+                    self.spawn(self._take(job, release=False))
 
     async def _keep_fresh(self) -> None:
         """Marks the turns this replica plays as alive, so nobody claims them from it."""
@@ -183,7 +129,7 @@ class TurnPlayer:
                 by_stream.setdefault(job.stream, []).append(job.entry_id)
             for stream, ids in by_stream.items():
                 with contextlib.suppress(redis.RedisError):
-                    await self.redis.xclaim(stream, AI_GROUP, self.consumer, 0, ids, justid=True)
+                    await self.redis.xclaim(stream, self.group, self.consumer, 0, ids, justid=True)
 
     async def _watch_queue(self) -> None:
         """Expert's evaluation tasks waiting for a Celery worker, for the operator (and for
@@ -212,10 +158,7 @@ class TurnPlayer:
             async with lock:
                 done = await self._play(job.turn)
             if done:
-                async with self.redis.pipeline(transaction=True) as pipe:
-                    pipe.xack(job.stream, AI_GROUP, job.entry_id)
-                    pipe.xdel(job.stream, job.entry_id)
-                    await pipe.execute()
+                await self.done(job.stream, job.entry_id)
         except Exception:
             log.exception("a computer turn failed", extra={"game": job.turn.game_id})
         finally:

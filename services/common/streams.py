@@ -1,0 +1,94 @@
+"""Reading Redis streams through a consumer group, as the AI service reads computer turns and
+the stats service finished games: a consumer name of its own per process, the group made on
+each stream when missing (again if the stream was deleted), reads that log and wait out a
+failure instead of ending the loop that made them, and the taking over of entries whose
+reader died (``XAUTOCLAIM``)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import secrets
+import socket
+from collections.abc import Coroutine
+from typing import Any, cast
+
+import redis.asyncio as redis
+
+log = logging.getLogger("boxedin.streams")
+# decode_responses is off: ids and fields are bytes (RESP2 shapes).
+Entry = tuple[bytes, dict[bytes, bytes]]
+_ReadReply = list[tuple[bytes, list[Entry]]]
+_ClaimedEntry = tuple[bytes | None, dict[bytes, bytes] | None]
+# How long one read waits for an entry before the loop looks again.
+BLOCK_MS = 2000
+
+
+class GroupReader:
+    def __init__(self, client: redis.Redis, group: str, what: str) -> None:
+        self.redis = client
+        self.group = group
+        self.what = what  # for the logs: "computer turns", "finished games"
+        self.consumer = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def stop(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=2)
+
+    async def ensure_group(self, stream: str) -> None:
+        """The group on the stream, reading from its start (entries written before it count)."""
+        try:
+            await self.redis.xgroup_create(stream, self.group, id="0", mkstream=True)
+        except redis.ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+
+    async def read(self, stream: str, count: int) -> list[Entry]:
+        """New entries of the stream for this consumer (none after ``BLOCK_MS``, or after a
+        failure that was logged and waited out)."""
+        try:
+            reply = cast(
+                "_ReadReply | None",
+                await self.redis.xreadgroup(self.group, self.consumer, {stream: ">"}, count=count, block=BLOCK_MS),
+            )
+        except redis.ResponseError as exc:
+            if "NOGROUP" in str(exc):  # the stream was deleted: make it and the group again
+                await self.ensure_group(stream)
+                return []
+            log.warning(f"reading {self.what} failed", extra={"stream": stream, "error": str(exc)})
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            log.warning(f"reading {self.what} failed", extra={"stream": stream, "error": str(exc)})
+        else:
+            return [entry for _, entries in reply or () for entry in entries]
+        await asyncio.sleep(1)
+        return []
+
+    async def claim_idle(self, stream: str, idle_ms: int, count: int) -> list[Entry]:
+        """Entries pending for longer than ``idle_ms`` (their reader died), now this consumer's;
+        entries deleted from the stream meanwhile are acknowledged and dropped."""
+        try:
+            reply = await self.redis.xautoclaim(stream, self.group, self.consumer, idle_ms, "0-0", count=count)
+            deleted = cast("list[bytes]", reply[2] if len(reply) > 2 else [])
+            if deleted:
+                await self.redis.xack(stream, self.group, *deleted)
+        except redis.RedisError as exc:
+            log.warning(f"claiming {self.what} failed", extra={"stream": stream, "error": str(exc)})
+            return []
+        claimed = cast("list[_ClaimedEntry]", reply[1])
+        return [(entry_id, fields) for entry_id, fields in claimed if entry_id is not None and fields]
+
+    async def done(self, stream: str, *entry_ids: bytes) -> None:
+        """Acknowledges entries and deletes them: read once, they are kept no longer."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.xack(stream, self.group, *entry_ids)
+            pipe.xdel(stream, *entry_ids)
+            await pipe.execute()
