@@ -24,7 +24,10 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "message": record.getMessage(),
         }
-        entry.update({k: v for k, v in vars(record).items() if k not in _STANDARD})
+        for key, value in vars(record).items():
+            if key not in _STANDARD:
+                # A field passed in extra never hides the entry's own (time, level, message...).
+                entry[f"{key}_" if key in entry else key] = value
         if record.exc_info:
             entry["error"] = self.formatException(record.exc_info)
         return json.dumps(entry, default=str)

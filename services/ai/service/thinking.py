@@ -76,7 +76,7 @@ class Thinker:
         try:
             return await self._in_pool(record, level)
         except TimeoutError:
-            log.error("a turn failed twice in the worker processes; Hard chooses it", extra={"level": level})
+            log.error("a turn failed twice in the worker processes; Hard chooses it", extra={"ai_level": level})
             budget = self.config.expert_budget_seconds
             return await asyncio.to_thread(choose_turn, record, "hard", budget, False, 0.0)
 
@@ -94,7 +94,7 @@ class Thinker:
         try:
             return await asyncio.wait_for(call, timeout=self.config.expert_budget_seconds + THINK_GRACE_SECONDS)
         except TimeoutError:
-            log.error("a turn took far too long; replacing the worker processes", extra={"level": level})
+            log.error("a turn took far too long; replacing the worker processes", extra={"ai_level": level})
             stuck = self.executor
             self.executor = self.make_executor()
             # shutdown() would wait on the stuck process forever; it has to be stopped.

@@ -215,7 +215,7 @@ class TurnPlayer(GroupReader):
             thought = await self.thinker.think(snapshot.record, level)
             log.info(
                 "computer turn chosen",
-                extra={"game": snapshot.game_id, "seq": snapshot.seq, "level": level,
+                extra={"game": snapshot.game_id, "seq": snapshot.seq, "ai_level": level,
                        "seconds": round(thought.seconds, 3), "actions": len(thought.actions),
                        "fallbacks": thought.fallbacks},
             )  # fmt: skip
