@@ -15,7 +15,11 @@ MAX_FRAME_BYTES = 8 * 1024
 
 RequestId = Annotated[str, StringConstraints(max_length=64)] | StrictInt
 GameId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
-Seq = Annotated[StrictInt, Field(ge=0)]
+# Every number is bounded here, so none can overflow the gRPC request it goes into (an int64 seq,
+# int32 coordinates and settings): the engine then says what is wrong with one in range.
+Seq = Annotated[StrictInt, Field(ge=0, lt=2**63)]
+Coordinate = Annotated[StrictInt, Field(ge=-1024, le=1024)]
+SmallSetting = Annotated[StrictInt, Field(ge=0, le=3600)]
 
 
 class Frame(BaseModel):
@@ -36,8 +40,8 @@ class NewGame(Frame):
     overlap: Annotated[str, StringConstraints(max_length=32)] | None = None
     opponent: Annotated[str, StringConstraints(max_length=16)] = "ai"
     level: Annotated[str, StringConstraints(max_length=16)] | None = None
-    first: StrictInt | Annotated[str, StringConstraints(max_length=16)] = 1
-    clock: StrictInt = 0
+    first: SmallSetting | Annotated[str, StringConstraints(max_length=16)] = 1
+    clock: SmallSetting = 0
     ai_speed: Annotated[str, StringConstraints(max_length=16)] | None = None
     seed: Annotated[str, StringConstraints(max_length=512)] | None = None
 
@@ -62,7 +66,7 @@ class Play(Frame):
 class Draw(Frame):
     type: Literal["draw"]
     game: GameId
-    edge: tuple[Literal["h", "v"], StrictInt, StrictInt]
+    edge: tuple[Literal["h", "v"], Coordinate, Coordinate]
     seq: Seq | None = None
 
 

@@ -122,6 +122,12 @@ class Session:
             await self.send_error(refusal, reply_to)
         except grpc.RpcError as error:
             await self.send_error(refusal_of(error), reply_to)
+        except Exception:
+            # Whatever went wrong, the connection stays and the game is as the engine keeps it.
+            log.exception("a frame failed", extra={"game": self.game_id})
+            await self.send_error(
+                Refusal("internal", "something went wrong on the server; the game is unchanged"), reply_to
+            )
 
     async def _follow(self, snapshot: common_pb2.GameSnapshot, since: int | None = None, reply_to: Any = None) -> None:
         if self.game_id != snapshot.game_id:
@@ -172,6 +178,9 @@ class Session:
         first = {1: 1, 2: 2, "random": 0}.get(frame.first)
         if first is None or isinstance(frame.first, bool):
             raise Refusal("bad_setup", f'the first player is 1, 2 or "random", not {frame.first!r}')
+        if frame.seed is not None and not frame.seed.strip():
+            # A seed given must say something: "" would otherwise read as no seed at all.
+            raise Refusal("bad_seed", "a seed is 1 to 96 characters after trimming; leave it out for random dice")
         setup = common_pb2.GameSetup(
             mode=frame.mode,
             overlap=frame.overlap or "",

@@ -71,6 +71,13 @@ def test_hello_comes_first_and_device_tokens_are_checked(browser: Browser) -> No
         ({"type": "draw", "game": "g_x", "edge": ["h", 0.5, 0]}, "bad_message"),
         ({"type": "roll", "game": "g_x", "seq": -1}, "bad_message"),
         ({"type": "visibility", "game": "g_x", "visible": "yes"}, "bad_message"),
+        # Numbers beyond what a request can carry are refused here, the connection kept.
+        ({"type": "draw", "game": "g_x", "edge": ["h", 2**31, 0]}, "bad_message"),
+        ({"type": "draw", "game": "g_x", "edge": ["v", 0, -(2**40)]}, "bad_message"),
+        ({"type": "roll", "game": "g_x", "seq": 2**63}, "bad_message"),
+        ({"type": "new_game", "mode": "mini", "clock": 2**31}, "bad_message"),
+        ({"type": "new_game", "mode": "mini", "first": 2**40}, "bad_message"),
+        ({"type": "new_game", "mode": "mini", "seed": ""}, "bad_seed"),
         ("x" * 9000, "too_large"),
     ],
 )
