@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 TESTS = Path(__file__).parent
-for folder in (TESTS, TESTS / "engine", TESTS / "stats", TESTS / "services"):
+for folder in (TESTS, TESTS / "engine", TESTS / "stats", TESTS / "services", TESTS / "deploy"):
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 

@@ -1,0 +1,130 @@
+"""The chart's settings and monitoring: every setting of the services reachable through values
+and reaching the pods, a settings change rolling them, and the rules, dashboards and scrape
+jobs shipped as the monitoring files are written."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import helm_python as helm
+import yaml
+
+from boxedin.common.settings import Settings
+
+from chart_render import (
+    FILES,
+    FULLNAME,
+    KINDS,
+    NAMESPACE,
+    ROOT,
+    Rendered,
+    component,
+    env_of,
+    pod_labels,
+    render,
+    selects,
+)
+
+# --- settings ------------------------------------------------------------------------------------
+
+
+def readme_settings() -> set[str]:
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("## Settings", 1)[1].split("\n## ", 1)[0]
+    return set(re.findall(r"`(BOXEDIN_[A-Z0-9_]+)`", table))
+
+
+def reachable(*results: Rendered) -> set[str]:
+    names: set[str] = set()
+    for result in results:
+        names |= set(result.settings())
+        for deployment in result.of("Deployment"):
+            names |= set(env_of(deployment))
+    return names
+
+
+def test_every_setting_is_reachable(default: Rendered, production: Rendered, cluster: Rendered) -> None:
+    """Every BOXEDIN_ setting of the README's table and of Settings is set by the chart."""
+    declared = {f"BOXEDIN_{name.upper()}" for name in Settings.model_fields}
+    missing = (readme_settings() | declared) - reachable(default, production, cluster)
+    assert not missing, f"settings the chart cannot set: {sorted(missing)} (add them to values.yaml settings)"
+
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).upper()
+
+
+def test_values_settings_reach_the_configmap(chart: helm.Chart) -> None:
+    """Each key of values.settings lands in the ConfigMap as BOXEDIN_<KEY>."""
+    changed: dict[str, Any] = {}
+    for key, value in chart.values["settings"].items():
+        if isinstance(value, bool):
+            changed[key] = not value
+        elif isinstance(value, int):
+            changed[key] = value + 3
+        elif isinstance(value, float):
+            changed[key] = round(value + 0.5, 2)
+        else:
+            changed[key] = {"logLevel": "DEBUG", "engine": "python"}.get(key, f"{value}x")
+    settings = render(chart, {"settings": changed, "extraEnv": {"BOXEDIN_SOMETHING_NEW": 5}}).settings()
+    for key, value in changed.items():
+        expected = str(value).lower() if isinstance(value, bool) else str(value)
+        assert settings[f"BOXEDIN_{snake(key)}"] == expected, key
+    assert settings["BOXEDIN_SOMETHING_NEW"] == "5"
+
+
+def test_a_settings_change_rolls_the_pods(chart: helm.Chart, default: Rendered) -> None:
+    changed = render(chart, {"settings": {"updatesKept": 900}})
+    for kind, deployment in default.deployments().items():
+        before = deployment["spec"]["template"]["metadata"]["annotations"]["checksum/settings"]
+        after = changed.deployments()[kind]["spec"]["template"]["metadata"]["annotations"]["checksum/settings"]
+        assert before != after, kind
+
+
+# --- monitoring ----------------------------------------------------------------------------------
+
+
+def test_rules_and_dashboards_are_shipped_as_written(default: Rendered, production: Rendered) -> None:
+    rules_file = FILES / "rules.yaml"
+    rules = yaml.safe_load(rules_file.read_text()) if rules_file.exists() else {"groups": []}
+    rules_map = default.get("ConfigMap", f"{FULLNAME}-prometheus-rules")
+    assert yaml.safe_load(rules_map["data"]["rules.yaml"]) == rules
+    assert yaml.safe_load(rules_map["data"]["scrape-config.yaml"])[0]["job_name"] == "boxedin"
+    assert production.get("PrometheusRule", FULLNAME)["spec"] == rules
+    assert not production.has("ConfigMap", f"{FULLNAME}-prometheus-rules")
+
+    dashboards = {path.name: json.loads(path.read_text()) for path in sorted((FILES / "dashboards").glob("*.json"))}
+    for result in (default, production):
+        maps = [cm for cm in result.of("ConfigMap") if cm["metadata"]["labels"].get("grafana_dashboard") == "1"]
+        if not dashboards:
+            assert maps == []
+            continue
+        (dashboard_map,) = maps
+        assert {name: json.loads(text) for name, text in dashboard_map["data"].items()} == dashboards
+
+
+def test_metrics_are_scraped_under_the_jobs_the_rules_name(production: Rendered) -> None:
+    (monitor,) = production.of("ServiceMonitor")
+    assert monitor["spec"]["jobLabel"] == "boxedin/job"
+    assert {endpoint["port"] for endpoint in monitor["spec"]["endpoints"]} == {"metrics", "http"}
+    selector = monitor["spec"]["selector"]["matchLabels"]
+    scraped = [svc for svc in production.of("Service") if selects(selector, svc["metadata"]["labels"])]
+    assert {component(svc) for svc in scraped} == set(production.deployments())
+    for service in scraped:
+        job = service["metadata"]["labels"]["boxedin/job"]
+        assert job == f"boxedin-{component(service)}"
+        ports = {port["name"] for port in service["spec"]["ports"]}
+        assert ports & {"metrics", "http"}
+    for kind, deployment in production.deployments().items():
+        assert pod_labels(deployment)["boxedin/job"] == f"boxedin-{kind}"
+    # The jobs files/rules.yaml names are jobs the chart makes.
+    rules_file = FILES / "rules.yaml"
+    named = set(re.findall(r"boxedin-([a-z]+)", rules_file.read_text())) if rules_file.exists() else set()
+    assert named <= set(KINDS)
+
+
+def test_notes_say_how_to_reach_the_gateway(default: Rendered, production: Rendered) -> None:
+    assert f"kubectl port-forward --namespace {NAMESPACE} service/{FULLNAME}-gateway 8000:80" in default.notes
+    assert "https://play.boxedin.example.com/" in production.notes
