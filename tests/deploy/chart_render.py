@@ -24,10 +24,11 @@ FULLNAME = f"{RELEASE}-boxedin"
 
 KINDS = ("gateway", "engine", "ai", "stats", "worker", "matchmaker")
 GRPC_KINDS = ("engine", "ai", "stats", "matchmaker")
-# The kinds that may call each gRPC kind (README: gateway -> engine and stats, AI -> engine).
+# The kinds that may call each gRPC kind (README: gateway -> engine, stats and matchmaker;
+# AI and matchmaker -> engine; nothing calls the AI).
 CALLERS = {
     "engine": {"gateway", "ai", "matchmaker"},
-    "ai": {"gateway"},
+    "ai": set(),
     "stats": {"gateway"},
     "matchmaker": {"gateway"},
 }

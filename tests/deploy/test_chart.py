@@ -471,6 +471,8 @@ def test_network_policies_let_in_only_what_each_pod_serves(chart: helm.Chart, re
         if kind == "gateway":
             # The only pod open to the world (or to networkPolicy.gatewayFrom).
             assert rules == {"http": gateway_from or None}
+        elif kind in GRPC_KINDS and not CALLERS[kind]:
+            assert rules == {"metrics": metrics_from}  # nobody may call it
         elif kind in GRPC_KINDS:
             assert rules["metrics"] == metrics_from
             (peer,) = rules["grpc"]
