@@ -7,18 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from boxedin.loadtest import open_edges  # the board's edges not drawn yet, from the state
+
 Edge = list[Any]
-
-
-def all_edges(boxes: int) -> list[Edge]:
-    edges: list[Edge] = [["h", r, c] for r in range(boxes + 1) for c in range(boxes)]
-    edges += [["v", r, c] for r in range(boxes) for c in range(boxes + 1)]
-    return edges
-
-
-def open_edges(state: dict[str, Any]) -> list[Edge]:
-    drawn = {(e[0], e[1], e[2]) for e in state["edges"]}
-    return [e for e in all_edges(state["boxes"]) if (e[0], e[1], e[2]) not in drawn]
 
 
 def boxes_of(edge: Edge, boxes: int) -> list[tuple[int, int]]:
