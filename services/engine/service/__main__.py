@@ -11,7 +11,6 @@ from boxedin.common.settings import settings
 from boxedin.v1 import engine_pb2_grpc
 
 from .deadlines import DeadlineLoop
-from .figures import FiguresLoop
 from .server import EngineService
 from .store import GameStore
 
@@ -23,12 +22,11 @@ async def main() -> None:
     service = EngineService(GameStore(client, config.keys(), config.updates_kept))
     deadlines = DeadlineLoop(service, config.deadline_poll_seconds)
     deadlines.start()
-    figures = FiguresLoop(service.store)
-    figures.start()
+    service.figures.start()
 
     async def stop() -> None:
         await deadlines.stop()
-        await figures.stop()
+        await service.figures.stop()
         await client.aclose()
 
     await serve(

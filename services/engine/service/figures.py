@@ -26,6 +26,8 @@ class FiguresLoop:
         self.store = store
         self.every_seconds = every_seconds
         self._task: asyncio.Task[None] | None = None
+        # The games being played now by mode, as last worked out (None before the first time).
+        self.games_now: dict[str, int] | None = None
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run())
@@ -36,12 +38,14 @@ class FiguresLoop:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
 
-    async def update(self) -> None:
+    async def update(self) -> dict[str, int]:
         modes = [*MODES, "custom"]
         counts = await self.store.games_now(modes, time.time() - PLAYED_NOW_SECONDS)
         for mode, count in counts.items():
             GAMES_NOW.labels(mode).set(count)
         FIGURES_UPDATED.set(time.time())
+        self.games_now = counts
+        return counts
 
     async def _run(self) -> None:
         while True:

@@ -27,11 +27,10 @@ from boxedin.common.reasons import Refusal, abort
 from boxedin.engine import codec
 from boxedin.engine.actions import Action, Draw, EndTurn, GameError, Resign, Roll, Timeout, Undo, edge_from_json
 from boxedin.engine.game import Game
-from boxedin.engine.rules import MODES
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 
 from . import clock
-from .figures import PLAYED_NOW_SECONDS
+from .figures import FiguresLoop
 from .record import CLOCK, COMPUTER, Caller, GameRecord, Person, View, authorize
 from .setup import new_game, new_game_id
 from .state import game_state, summary, to_json, update_frame
@@ -124,6 +123,7 @@ def caller_of(request: engine_pb2.ActRequest) -> Caller:
 class EngineService(engine_pb2_grpc.EngineServicer):
     def __init__(self, store: GameStore) -> None:
         self.store = store
+        self.figures = FiguresLoop(store)
         # Decoded games by id, with the seq they stand at: consecutive actions on one game
         # skip replaying its record. An entry is taken out while an action uses it.
         self._games: OrderedDict[str, tuple[int, Game]] = OrderedDict()
@@ -452,7 +452,8 @@ class EngineService(engine_pb2_grpc.EngineServicer):
 
     async def _figures(self) -> engine_pb2.Figures:
         try:
-            now = await self.store.games_now([*MODES, "custom"], time.time() - PLAYED_NOW_SECONDS)
+            # The figures loop works them out every few seconds; a call only reads them.
+            now = self.figures.games_now if self.figures.games_now is not None else await self.figures.update()
         except redis.RedisError as exc:
             raise Refusal("unavailable", "the game store cannot be reached") from exc
         return engine_pb2.Figures(
