@@ -1,6 +1,6 @@
 """`boxedin up`: runs the whole service on one machine, each part its own process: Redis (the one
-at REDIS_URL, else a local one), the engine, AI and stats services, a Celery worker for Expert,
-and the gateway. Prints the address to open; Ctrl-C stops everything. Tests start the same stack."""
+at REDIS_URL, else a local one), the engine, AI, stats and matchmaker services, a Celery worker
+for Expert, and the gateway. Prints the address to open; Ctrl-C stops everything. Tests start the same stack."""
 
 from __future__ import annotations
 
@@ -70,19 +70,21 @@ class Stack:
     engine_port: int = 50051
     ai_port: int = 50052
     stats_port: int = 50053
+    matchmaker_port: int = 50054
     gateway_replicas: int = 1
     worker: bool = True
     web_dist: str = str(ROOT / "web" / "dist")
     extra_env: dict[str, str] = field(default_factory=dict)
     log_dir: Path | None = None
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
-    # Running gateway and engine replicas: process name -> port.
+    # Running gateway, engine and matchmaker replicas: process name -> port.
     gateways: dict[str, int] = field(default_factory=dict)
     engines: dict[str, int] = field(default_factory=dict)
+    matchmakers: dict[str, int] = field(default_factory=dict)
     _redis_dir: str | None = None
     # Where each service's Prometheus figures are served.
     metrics_ports: dict[str, int] = field(
-        default_factory=lambda: {n: free_port() for n in ("engine", "ai", "worker", "stats")}
+        default_factory=lambda: {n: free_port() for n in ("engine", "ai", "worker", "stats", "matchmaker")}
     )
 
     def env(self) -> dict[str, str]:
@@ -94,6 +96,8 @@ class Stack:
                 "BOXEDIN_ENGINE_ADDRESS": f"127.0.0.1:{self.engine_port}",
                 "BOXEDIN_AI_ADDRESS": f"127.0.0.1:{self.ai_port}",
                 "BOXEDIN_STATS_ADDRESS": f"127.0.0.1:{self.stats_port}",
+                "BOXEDIN_MATCHMAKER_ADDRESS": f"127.0.0.1:{self.matchmaker_port}",
+                "BOXEDIN_MATCHMAKER_METRICS_PORT": str(self.metrics_ports["matchmaker"]),
                 "BOXEDIN_STATS_METRICS_PORT": str(self.metrics_ports["stats"]),
                 "BOXEDIN_ENGINE_METRICS_PORT": str(self.metrics_ports["engine"]),
                 "BOXEDIN_AI_METRICS_PORT": str(self.metrics_ports["ai"]),
@@ -157,17 +161,29 @@ class Stack:
             env["BOXEDIN_STATS_METRICS_PORT"] = str(self.metrics_ports[name])
         self._start(name, [sys.executable, "-m", "boxedin.stats"], env)
 
+    def start_matchmaker(self, port: int | None = None, name: str = "matchmaker") -> None:
+        """The matchmaker service; a second replica takes another ``port`` and ``name``."""
+        env = self.env()
+        if port is not None:
+            env["BOXEDIN_MATCHMAKER_ADDRESS"] = f"127.0.0.1:{port}"
+            self.metrics_ports[name] = free_port()
+            env["BOXEDIN_MATCHMAKER_METRICS_PORT"] = str(self.metrics_ports[name])
+        self._start(name, [sys.executable, "-m", "boxedin.matchmaker"], env)
+        self.matchmakers[name] = port or self.matchmaker_port
+
     def start_worker(self) -> None:
         args = [sys.executable, "-m", "celery", "-A", "boxedin.ai.tasks", "worker", "--concurrency", "2",
                 "--prefetch-multiplier", "1", "--pool", "prefork", "--loglevel", "WARNING",
                 "--without-gossip", "--without-mingle", "--without-heartbeat"]  # fmt: skip
         self._start("worker", args, self.env())
 
-    def start_gateway(self, port: int, engine_port: int | None = None) -> str:
+    def start_gateway(self, port: int, engine_port: int | None = None, matchmaker_port: int | None = None) -> str:
         env = self.env()
         env["BOXEDIN_GATEWAY_PORT"] = str(port)
         if engine_port is not None:
             env["BOXEDIN_ENGINE_ADDRESS"] = f"127.0.0.1:{engine_port}"
+        if matchmaker_port is not None:
+            env["BOXEDIN_MATCHMAKER_ADDRESS"] = f"127.0.0.1:{matchmaker_port}"
         name = "gateway"
         while name in self.processes:
             name = f"gateway-{port}"
@@ -185,6 +201,7 @@ class Stack:
         self.start_engine()
         self.start_ai()
         self.start_stats()
+        self.start_matchmaker()
         if self.worker:
             self.start_worker()
         ports = [self.gateway_port] + [free_port() for _ in range(self.gateway_replicas - 1)]
@@ -193,6 +210,7 @@ class Stack:
         self.wait_serving("engine", self.engine_port)
         self.wait_serving("ai", self.ai_port)
         self.wait_serving("stats", self.stats_port)
+        self.wait_serving("matchmaker", self.matchmaker_port)
         for port in ports:
             self.wait_ready(port)
         if self.worker:
@@ -322,6 +340,7 @@ def run(args: argparse.Namespace) -> int:
     engine_port = int(config.engine_address.rsplit(":", 1)[1])
     ai_port = int(config.ai_address.rsplit(":", 1)[1])
     stats_port = int(config.stats_address.rsplit(":", 1)[1])
+    matchmaker_port = int(config.matchmaker_address.rsplit(":", 1)[1])
     stack = Stack(
         redis_url=redis_url,
         key_prefix=config.key_prefix,
@@ -329,6 +348,7 @@ def run(args: argparse.Namespace) -> int:
         engine_port=engine_port if port_is_free(engine_port) else free_port(),
         ai_port=ai_port if port_is_free(ai_port) else free_port(),
         stats_port=stats_port if port_is_free(stats_port) else free_port(),
+        matchmaker_port=matchmaker_port if port_is_free(matchmaker_port) else free_port(),
         worker=not args.no_worker,
         log_dir=Path(args.logs) if args.logs else None,
     )
@@ -341,7 +361,13 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
     try:
-        parts = ["Redis at REDIS_URL" if redis_url else "a local Redis", "the engine", "the AI", "the statistics"]
+        parts = [
+            "Redis at REDIS_URL" if redis_url else "a local Redis",
+            "the engine",
+            "the AI",
+            "the statistics",
+            "the matchmaker",
+        ]
         parts += ["a Celery worker"] * stack.worker + ["the gateway"]
         print(f"Starting Boxed In: {', '.join(parts)}...", flush=True)
         stack.start()

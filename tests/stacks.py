@@ -23,6 +23,7 @@ def make_stack(name: str, **options: object) -> Stack:
         engine_port=free_port(),
         ai_port=free_port(),
         stats_port=free_port(),
+        matchmaker_port=free_port(),
         log_dir=OUTPUT / "logs" / name,
         extra_env={**FAST_AI, **options.pop("extra_env", {})},  # type: ignore[dict-item]
         **options,  # type: ignore[arg-type]

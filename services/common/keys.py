@@ -83,6 +83,10 @@ class Keys:
         move (milliseconds): the games being played now."""
         return f"{self.prefix}{self.tag(partition)}:running:{mode}"
 
+    def running_online(self, partition: int, mode: str) -> str:
+        """The same for online games only: the online menu's "Games now"."""
+        return f"{self.prefix}{self.tag(partition)}:running-online:{mode}"
+
     def work_streams(self) -> list[str]:
         return [self.work(p) for p in range(self.partitions)]
 
@@ -94,6 +98,41 @@ class Keys:
     def saved_game(self, device_hash: str) -> str:
         """The id of the device's saved game (the device named by the hash of its token)."""
         return f"{self.prefix}device:{device_hash}:saved"
+
+    def online_game(self, device_hash: str) -> str:
+        """The id of the device's running online game (the engine's)."""
+        return f"{self.prefix}device:{device_hash}:online"
+
+    # --- the matchmaker -------------------------------------------------------------------------
+    # Every matchmaking key shares one hash tag, so each of its Lua scripts touches one slot.
+
+    def waiting(self) -> str:
+        """A hash: mode -> the one player waiting in it (Find Match)."""
+        return f"{self.prefix}{{mm}}:waiting"
+
+    def waiting_devices(self) -> str:
+        """A hash: device hash -> the mode it waits in."""
+        return f"{self.prefix}{{mm}}:waiting-devices"
+
+    def room(self, code: str) -> str:
+        """A hash: a room (its creator, mode, rule, state, when it expires)."""
+        return f"{self.prefix}{{mm}}:room:{code}"
+
+    def device_room(self) -> str:
+        """A hash: device hash -> the code of its open room."""
+        return f"{self.prefix}{{mm}}:device-rooms"
+
+    def join_tries(self, who: str, minute: int) -> str:
+        """Join attempts of a device or an address in one minute."""
+        return f"{self.prefix}{{mm}}:tries:{who}:{minute}"
+
+    def played(self, day: str) -> str:
+        """A hash: mode -> online games started on that day (UTC, YYYYMMDD)."""
+        return f"{self.prefix}{{mm}}:played:{day}"
+
+    def matches_channel(self) -> str:
+        """The channel the matchmaker publishes started online games on, for the gateways."""
+        return f"{self.prefix}matches"
 
     # --- statistics ---------------------------------------------------------------------------
 

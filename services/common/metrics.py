@@ -61,3 +61,8 @@ CELERY_TASK_LATENCY = Histogram(
     buckets=(0.05, 0.1, 0.25, 0.5, 0.7, 1.0, 2.0, 5.0),
 )
 WORKERS_BUSY = Gauge("boxedin_celery_tasks_running", "Expert evaluation tasks a Celery worker is running now")
+ONLINE_GAMES_STARTED = Counter(
+    "boxedin_online_games_started_total", "Online games the matchmaker started, by mode and how the players met",
+    ["mode", "via"],
+)  # fmt: skip
+PLAYERS_WAITING = Gauge("boxedin_find_match_waiting", "Connections of this gateway waiting in Find Match")

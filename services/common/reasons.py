@@ -30,6 +30,19 @@ _STATUS = {
     "stale": grpc.StatusCode.ABORTED,
     "busy": grpc.StatusCode.ABORTED,
     "unavailable": grpc.StatusCode.UNAVAILABLE,
+    # Online play (docs/protocol.md, Online play).
+    "bad_name": grpc.StatusCode.INVALID_ARGUMENT,
+    "bad_code": grpc.StatusCode.INVALID_ARGUMENT,
+    "no_room": grpc.StatusCode.NOT_FOUND,
+    "room_expired": grpc.StatusCode.NOT_FOUND,
+    "room_closed": grpc.StatusCode.NOT_FOUND,
+    "room_full": grpc.StatusCode.FAILED_PRECONDITION,
+    "own_room": grpc.StatusCode.FAILED_PRECONDITION,
+    "in_game": grpc.StatusCode.FAILED_PRECONDITION,
+    "not_online": grpc.StatusCode.FAILED_PRECONDITION,
+    "not_over": grpc.StatusCode.FAILED_PRECONDITION,
+    "rematch_over": grpc.StatusCode.FAILED_PRECONDITION,
+    "too_many_tries": grpc.StatusCode.RESOURCE_EXHAUSTED,
 }
 
 

@@ -29,10 +29,12 @@ class Settings(BaseSettings):
     engine_address: str = "127.0.0.1:50051"
     ai_address: str = "127.0.0.1:50052"
     stats_address: str = "127.0.0.1:50053"
+    matchmaker_address: str = "127.0.0.1:50054"
     engine_metrics_port: int = 9101
     ai_metrics_port: int = 9102
     worker_metrics_port: int = 9103
     stats_metrics_port: int = 9104
+    matchmaker_metrics_port: int = 9105
 
     # Where every process serves its Prometheus /metrics: loopback on one machine, all
     # interfaces (0.0.0.0) inside a pod.
@@ -72,6 +74,15 @@ class Settings(BaseSettings):
     stats_claim_idle_seconds: float = 30.0
     # Computer turns one AI replica plays at once.
     ai_concurrent_turns: int = 200
+
+    # Online games (the rule book, "Playing Online"): the move limit of Find Match games, and how
+    # long a player who is away has to come back. Shortened only by tests.
+    move_limit_seconds: int = Field(default=120, ge=1)
+    online_grace_seconds: int = Field(default=90, ge=1)
+    # Attempts to join a room a minute, per device and per client address (a household or a
+    # school shares one), so room codes cannot be found by trying.
+    join_tries_per_device: int = Field(default=10, ge=1)
+    join_tries_per_address: int = Field(default=30, ge=1)
 
     # Updates of a game kept for clients that reconnect.
     updates_kept: int = 500

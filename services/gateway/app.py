@@ -21,10 +21,11 @@ from boxedin.common import grpc_client
 from boxedin.common.metrics import WEBSOCKETS
 from boxedin.common.redis_client import connect
 from boxedin.common.settings import Settings, settings
-from boxedin.v1 import engine_pb2_grpc, stats_pb2_grpc
+from boxedin.v1 import engine_pb2_grpc, matchmaker_pb2_grpc, stats_pb2_grpc
 
 from . import ops
 from .hub import UpdateHub
+from .online import PresenceFeed, WaitingKeeper
 from .presence import Presence
 from .session import Backends, Session
 
@@ -49,12 +50,27 @@ def create_app(config: Settings | None = None) -> FastAPI:
         app.state.redis = client
         app.state.engine_channel = engine_channel
         stats_channel = grpc_client.channel(config.stats_address)
+        matchmaker_channel = grpc_client.channel(config.matchmaker_address)
+        matchmaker = matchmaker_pb2_grpc.MatchmakerStub(matchmaker_channel)
+        presence_feed = PresenceFeed(matchmaker_pb2_grpc.PresenceStub(matchmaker_channel))
+        presence_feed.start()
+        keeper = WaitingKeeper(matchmaker)
+        keeper.start()
         app.state.backends = Backends(
-            engine_pb2_grpc.EngineStub(engine_channel), hub, stats_pb2_grpc.StatsStub(stats_channel), presence
+            engine_pb2_grpc.EngineStub(engine_channel),
+            hub,
+            stats_pb2_grpc.StatsStub(stats_channel),
+            presence,
+            matchmaker,
+            presence_feed,
+            keeper,
         )
         try:
             yield
         finally:
+            await presence_feed.stop()
+            await keeper.stop()
+            await matchmaker_channel.close()
             await presence.stop()
             await hub.stop()
             await engine_channel.close()

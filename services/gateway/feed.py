@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
@@ -14,6 +14,8 @@ from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 from .hub import UpdateHub
 
 Send = Callable[[str], Awaitable[None]]
+# Called with the id of an online game's rematch once both players asked for it.
+NextGame = Callable[[str], Coroutine[Any, Any, None]]
 
 
 class GameFeed:
@@ -25,6 +27,11 @@ class GameFeed:
         self.game_id: str | None = None
         self.seq = -1  # the last seq of the followed game delivered to the browser
         self.has_clock = False
+        self.online = False  # the followed game is an online game
+        self.seat = 0  # the device's seat in it
+        self.on_next_game: NextGame | None = None
+        self._next_games: set[str] = set()  # rematches already passed on
+        self._tasks: set[asyncio.Task[None]] = set()
         self._lock = asyncio.Lock()
 
     async def attach(self, snapshot: common_pb2.GameSnapshot, since: int | None = None, reply_to: Any = None) -> None:
@@ -33,6 +40,9 @@ class GameFeed:
             await self.detach()
             self.game_id = snapshot.game_id
             await self.hub.follow(snapshot.game_id, self.deliver)
+        self.online = snapshot.facts.online
+        if snapshot.seat:
+            self.seat = snapshot.seat
         async with self._lock:
             if since is not None and 0 <= since <= snapshot.seq:
                 self.seq = since
@@ -45,6 +55,7 @@ class GameFeed:
         if self.game_id is None:
             return None
         game_id, self.game_id, self.seq = self.game_id, None, -1
+        self.online, self.seat = False, 0
         await self.hub.unfollow(game_id, self.deliver)
         return game_id
 
@@ -55,7 +66,20 @@ class GameFeed:
             head += f'"reply_to":{json.dumps(reply_to)},'
         self.seq = snapshot.seq
         self.has_clock = snapshot.facts.clock > 0
+        self.online = snapshot.facts.online
+        if snapshot.seat:
+            self.seat = snapshot.seat
         await self.send(f'{head}"game":{snapshot.state_json}}}')
+        self._watch_facts(snapshot.facts)
+
+    def _watch_facts(self, facts: common_pb2.GameFacts) -> None:
+        """After a frame went out: an online game's rematch that started is followed next. Not
+        under the delivery lock: following it takes the lock again."""
+        if facts.next_game and facts.next_game not in self._next_games and self.on_next_game is not None:
+            self._next_games.add(facts.next_game)
+            task = asyncio.create_task(self.on_next_game(facts.next_game))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     async def deliver(self, update: common_pb2.Update) -> None:
         """An update of the followed game, from the hub: sent if it is the next one."""
@@ -70,6 +94,7 @@ class GameFeed:
     async def _send_update(self, update: common_pb2.Update) -> None:
         self.seq = update.seq
         await self.send(update.frame_json)
+        self._watch_facts(update.facts)
 
     async def _catch_up(self) -> None:
         """Sends every update after the last one delivered, or the whole state when they are
@@ -102,5 +127,6 @@ class GameFeed:
             if snapshot.update_json and snapshot.seq == self.seq + 1:
                 self.seq = snapshot.seq
                 await self.send(snapshot.update_json)
+                self._watch_facts(snapshot.facts)
             else:
                 await self._catch_up()

@@ -96,13 +96,82 @@ class ResetStats(Frame):
     token: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None
 
 
+# --- online play (docs/protocol.md, Online play) --------------------------------------------------
+# Names and codes are checked by the matchmaker, which says what is wrong with them; here they are
+# only bounded.
+Name = Annotated[str, StringConstraints(max_length=64)]
+ModeId = Annotated[str, StringConstraints(max_length=32)]
+
+
+class OnlineMenu(Frame):
+    type: Literal["online_menu"]
+    open: StrictBool
+
+
+class FindMatch(Frame):
+    type: Literal["find_match"]
+    mode: ModeId
+    name: Name
+
+
+class CancelMatch(Frame):
+    type: Literal["cancel_match"]
+
+
+class CreateRoom(Frame):
+    type: Literal["create_room"]
+    mode: ModeId
+    overlap: Annotated[str, StringConstraints(max_length=32)] | None = None
+    name: Name
+
+
+class CloseRoom(Frame):
+    type: Literal["close_room"]
+
+
+class JoinRoom(Frame):
+    type: Literal["join_room"]
+    code: Annotated[str, StringConstraints(max_length=32)]
+    name: Name
+
+
+class Leave(Frame):
+    type: Literal["leave"]
+    game: GameId
+
+
+class Rematch(Frame):
+    type: Literal["rematch"]
+    game: GameId
+    want: StrictBool
+
+
 ClientFrame = Annotated[
-    Hello | NewGame | Resume | Discard | Play | Draw | Visibility | Ping | Stats | GameResult | ResetStats,
+    Hello
+    | NewGame
+    | Resume
+    | Discard
+    | Play
+    | Draw
+    | Visibility
+    | Ping
+    | Stats
+    | GameResult
+    | ResetStats
+    | OnlineMenu
+    | FindMatch
+    | CancelMatch
+    | CreateRoom
+    | CloseRoom
+    | JoinRoom
+    | Leave
+    | Rematch,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientFrame)
 FRAME_TYPES = ("hello", "new_game", "resume", "discard", "roll", "draw", "end_turn", "undo", "timeout",
-               "resign", "visibility", "ping", "stats", "game_result", "reset_stats")  # fmt: skip
+               "resign", "visibility", "ping", "stats", "game_result", "reset_stats", "online_menu", "find_match",
+               "cancel_match", "create_room", "close_room", "join_room", "leave", "rematch")  # fmt: skip
 
 
 def request_id(raw: Any) -> str | int | None:

@@ -15,10 +15,11 @@ from google.protobuf.message import DecodeError
 
 from boxedin.common.keys import Keys
 from boxedin.common.metrics import REDIS_UP
-from boxedin.v1 import common_pb2
+from boxedin.v1 import common_pb2, matchmaker_pb2
 
 log = logging.getLogger("boxedin.gateway.hub")
 Listener = Callable[[common_pb2.Update], Awaitable[None]]
+MatchListener = Callable[[matchmaker_pb2.MatchStarted], Awaitable[None]]
 
 
 class UpdateHub:
@@ -27,13 +28,15 @@ class UpdateHub:
         self.keys = keys
         self.pubsub = client.pubsub(ignore_subscribe_messages=True)
         self.listeners: dict[str, set[Listener]] = {}
+        # Connections by the hash of their device token, told of the online games it starts.
+        self.match_listeners: dict[str, set[MatchListener]] = {}
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         # A cluster client learns its nodes on its first command; a subscription needs them now.
         await self.client.initialize()
         # A channel of its own keeps the subscription open while no game is followed.
-        await self.pubsub.subscribe(self.keys.gateway_channel(uuid.uuid4().hex))
+        await self.pubsub.subscribe(self.keys.gateway_channel(uuid.uuid4().hex), self.keys.matches_channel())
         self._task = asyncio.create_task(self._listen())
 
     async def stop(self) -> None:
@@ -59,8 +62,32 @@ class UpdateHub:
             with contextlib.suppress(redis.RedisError):
                 await self.pubsub.unsubscribe(self.keys.channel(game_id))
 
+    def on_match(self, device: str, listener: MatchListener) -> None:
+        self.match_listeners.setdefault(device, set()).add(listener)
+
+    def off_match(self, device: str, listener: MatchListener) -> None:
+        listeners = self.match_listeners.get(device)
+        if listeners is not None:
+            listeners.discard(listener)
+            if not listeners:
+                del self.match_listeners[device]
+
+    async def _match_started(self, data: bytes) -> None:
+        try:
+            started = matchmaker_pb2.MatchStarted.FromString(data)
+        except DecodeError:
+            log.error("a started match that is not a MatchStarted message")
+            return
+        for device in started.devices:
+            for listener in list(self.match_listeners.get(device, ())):
+                try:
+                    await listener(started)
+                except Exception:
+                    log.exception("telling a connection of its game failed", extra={"game": started.game_id})
+
     async def _listen(self) -> None:
         prefix = self.keys.channel_prefix.encode()
+        matches = self.keys.matches_channel().encode()
         while True:
             try:
                 message = await self.pubsub.get_message(timeout=1.0)
@@ -73,6 +100,9 @@ class UpdateHub:
             if message is None or message["type"] != "message":
                 continue
             channel: bytes = message["channel"]
+            if channel == matches:
+                await self._match_started(message["data"])
+                continue
             if not channel.startswith(prefix):
                 continue
             game_id = channel[len(prefix) :].decode()

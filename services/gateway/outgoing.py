@@ -51,7 +51,7 @@ ReplyTo = Annotated[StrictStr, Field(max_length=64)] | StrictInt  # a client fra
 EdgeRef = tuple[Orientation, Count, Count]  # ["h", row, col]
 DrawnEdge = tuple[Orientation, Count, Count, PlayerNo]  # ["h", row, col, who drew it]
 ScorePair = tuple[StrictInt, StrictInt]  # players 1 and 2
-Opponent = Literal["ai", "local", "practice"]
+Opponent = Literal["ai", "local", "practice", "online"]
 Level = Literal["easy", "normal", "hard", "expert"]
 
 
@@ -140,6 +140,27 @@ class EdgePreview(_Model):
     one_short: Count
 
 
+class Forfeit(_Model):
+    """Who lost an online game without playing it to its end, and why."""
+
+    player: PlayerNo
+    reason: Literal["move_limit", "away", "left"]
+
+
+class OnlineState(_Model):
+    """What an online game has besides the game (docs/protocol.md, Online play)."""
+
+    move_limit: Count  # seconds per move, 0 for none
+    move_remaining_ms: Count | None
+    connected: tuple[StrictBool, StrictBool]
+    away_remaining_ms: tuple[Count | None, Count | None]
+    forfeit: Forfeit | None
+    rematch: tuple[StrictBool, StrictBool]
+    declined: PlayerNo | None
+    next_game: StrictStr | None
+    via: Literal["room", "find_match"]
+
+
 class GameState(_Model):
     """Everything the client draws (docs/protocol.md, "The game state"): the service's fields,
     then the engine's view (boxedin.engine.view.game_view)."""
@@ -154,6 +175,7 @@ class GameState(_Model):
     players: tuple[Player, Player]
     ai_thinking: StrictBool
     clock_remaining_ms: Count | None
+    online: OnlineState | None  # null unless the opponent is online
     mode: StrictStr
     overlap: StrictStr | None  # null in 1x1 modes
     boxes: Positive
@@ -241,12 +263,35 @@ class VisibilityAction(_Model):
     visibility: StrictBool
 
 
-_ACTION_KEYS = ("roll", "draw", "end_turn", "undo", "timeout", "resign", "resume", "visibility")
+class ForfeitAction(_Model):
+    """``by`` lost the online game: the move limit or the grace ran out, or they left."""
+
+    forfeit: Literal["move_limit", "away", "left"]
+    by: PlayerNo
+
+
+class ConnectedAction(_Model):
+    """A player's connection to an online game dropped (false) or came back (true)."""
+
+    connected: StrictBool
+    by: PlayerNo
+
+
+class RematchAction(_Model):
+    """A player asked for (true) or declined (false) a rematch of a finished online game."""
+
+    rematch: StrictBool
+    by: PlayerNo
+
+
+_ACTION_KEYS = (
+    "roll", "draw", "end_turn", "undo", "timeout", "resign", "resume", "visibility", "forfeit", "connected", "rematch",
+)  # fmt: skip
 
 
 def _action_kind(value: Any) -> str | None:
     """The action's kind is the key it has, so a bad action is reported against its own shape
-    rather than against all eight."""
+    rather than against all of them."""
     keys = value.keys() if isinstance(value, dict) else type(value).model_fields if isinstance(value, _Model) else ()
     return next((key for key in _ACTION_KEYS if key in keys), None)
 
@@ -259,7 +304,10 @@ UpdateAction = Annotated[
     | Annotated[TimeoutAction, Tag("timeout")]
     | Annotated[ResignAction, Tag("resign")]
     | Annotated[ResumeAction, Tag("resume")]
-    | Annotated[VisibilityAction, Tag("visibility")],
+    | Annotated[VisibilityAction, Tag("visibility")]
+    | Annotated[ForfeitAction, Tag("forfeit")]
+    | Annotated[ConnectedAction, Tag("connected")]
+    | Annotated[RematchAction, Tag("rematch")],
     Discriminator(_action_kind),
 ]
 
@@ -430,12 +478,129 @@ class ResetConfirm(_Model):
         return cls(type="reset_confirm", token=token, expires_in=expires_in, **_given(reply_to=reply_to))
 
 
+# --- online play (docs/protocol.md, Online play) --------------------------------------------------
+
+
+class OpenRoom(_Model):
+    code: StrictStr
+    mode: StrictStr
+    overlap: StrictStr | None
+    expires_in: StrictFloat  # seconds
+
+
+class OnlineStatus(_Model):
+    type: Literal["online_status"]
+    game: StrictStr | None  # the device's running online game
+    room: OpenRoom | None
+    waiting: StrictStr | None  # the mode the device looks for a game in
+    reply_to: ReplyTo | Absent = None
+
+    @classmethod
+    def build(
+        cls, game: str | None, room: OpenRoom | None, waiting: str | None, reply_to: str | int | None = None
+    ) -> OnlineStatus:
+        return cls(type="online_status", game=game, room=room, waiting=waiting, **_given(reply_to=reply_to))
+
+
+class ModePresence(_Model):
+    waiting: StrictBool
+    games_now: Count
+    popular: StrictBool
+
+
+class PresenceFrame(_Model):
+    type: Literal["presence"]
+    players_online: Count
+    modes: dict[StrictStr, ModePresence]
+
+    @classmethod
+    def build(cls, players_online: int, modes: dict[str, ModePresence]) -> PresenceFrame:
+        return cls(type="presence", players_online=players_online, modes=modes)
+
+
+class MatchWaiting(_Model):
+    type: Literal["match_waiting"]
+    mode: StrictStr
+    reply_to: ReplyTo | Absent = None
+
+    @classmethod
+    def build(cls, mode: str, reply_to: str | int | None = None) -> MatchWaiting:
+        return cls(type="match_waiting", mode=mode, **_given(reply_to=reply_to))
+
+
+class MatchCancelled(_Model):
+    type: Literal["match_cancelled"]
+    cancelled: StrictBool
+    reply_to: ReplyTo | Absent = None
+
+    @classmethod
+    def build(cls, cancelled: bool, reply_to: str | int | None = None) -> MatchCancelled:
+        return cls(type="match_cancelled", cancelled=cancelled, **_given(reply_to=reply_to))
+
+
+class RoomFrame(_Model):
+    type: Literal["room"]
+    code: StrictStr
+    mode: StrictStr
+    overlap: StrictStr | None
+    expires_in: StrictFloat  # seconds
+    reply_to: ReplyTo | Absent = None
+
+    @classmethod
+    def build(cls, room: OpenRoom, reply_to: str | int | None = None) -> RoomFrame:
+        return cls(type="room", **room.model_dump(), **_given(reply_to=reply_to))
+
+
+class RoomClosed(_Model):
+    type: Literal["room_closed"]
+    code: StrictStr | None
+    reply_to: ReplyTo | Absent = None
+
+    @classmethod
+    def build(cls, code: str | None, reply_to: str | int | None = None) -> RoomClosed:
+        return cls(type="room_closed", code=code, **_given(reply_to=reply_to))
+
+
+class Matched(_Model):
+    type: Literal["matched"]
+    game: StrictStr
+    seat: PlayerNo
+    via: Literal["room", "find_match", "rematch"]
+    reply_to: ReplyTo | Absent = None
+
+    @classmethod
+    def build(cls, game: str, seat: int, via: str, reply_to: str | int | None = None) -> Matched:
+        return cls.model_validate(
+            {"type": "matched", "game": game, "seat": seat, "via": via, **_given(reply_to=reply_to)}
+        )
+
+
 ServerFrame = Annotated[
-    Welcome | State | Update | Saved | Error | Ack | Pong | Stats | Result | ResetConfirm, Field(discriminator="type")
+    Welcome
+    | State
+    | Update
+    | Saved
+    | Error
+    | Ack
+    | Pong
+    | Stats
+    | Result
+    | ResetConfirm
+    | OnlineStatus
+    | PresenceFrame
+    | MatchWaiting
+    | MatchCancelled
+    | RoomFrame
+    | RoomClosed
+    | Matched,
+    Field(discriminator="type"),
 ]
 SERVER_FRAMES: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)
 # A frame the gateway builds itself (state and update frames carry the engine's JSON as it is).
-ServerFrameModel = Welcome | Saved | Error | Ack | Pong | Stats | Result | ResetConfirm
+ServerFrameModel = (
+    Welcome | Saved | Error | Ack | Pong | Stats | Result | ResetConfirm | OnlineStatus | PresenceFrame | MatchWaiting
+    | MatchCancelled | RoomFrame | RoomClosed | Matched
+)  # fmt: skip
 
 
 def server_frame(raw: str | bytes | dict[str, Any]) -> ServerFrameModel | State | Update:

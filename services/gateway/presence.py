@@ -1,23 +1,20 @@
 """Presence: which devices are connected to this gateway, reported to Redis every few seconds
-with a lapse time, so the count of players online, added up over the gateways, heals by itself
-within ``LAPSE_SECONDS`` when a gateway dies. Numbers only: no device is named in Redis."""
+(boxedin.common.presence), so the count of players online, added up over the gateways, heals by
+itself when a gateway dies. Numbers only: no device is named in Redis."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-import time
 from collections import Counter
-from typing import cast
 
 import redis.asyncio as redis
 
+from boxedin.common import presence
 from boxedin.common.keys import Keys
 
 log = logging.getLogger("boxedin.gateway.presence")
-REPORT_SECONDS = 3.0
-LAPSE_SECONDS = 10.0
 
 
 class Presence:
@@ -27,14 +24,19 @@ class Presence:
         self.gateway = gateway
         self.devices: Counter[str] = Counter()  # connections per device
         self._task: asyncio.Task[None] | None = None
+        # Set when the count changed: the next report goes at once rather than on the beat.
+        self._changed = asyncio.Event()
 
     def arrive(self, device: str) -> None:
+        if not self.devices[device]:
+            self._changed.set()
         self.devices[device] += 1
 
     def leave(self, device: str) -> None:
         self.devices[device] -= 1
         if self.devices[device] <= 0:
             del self.devices[device]
+            self._changed.set()
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._report())
@@ -45,28 +47,19 @@ class Presence:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         with contextlib.suppress(redis.RedisError):
-            await self.redis.hdel(self.keys.presence(), self.gateway)
+            await presence.withdraw(self.redis, self.keys, self.gateway)
 
     async def _report(self) -> None:
         while True:
-            lapses = round((time.time() + LAPSE_SECONDS) * 1000)
             try:
-                await self.redis.hset(self.keys.presence(), self.gateway, f"{len(self.devices)}:{lapses}")
+                await presence.report(self.redis, self.keys, self.gateway, len(self.devices))
             except redis.RedisError as exc:
                 log.warning("cannot report presence", extra={"error": str(exc)})
-            await asyncio.sleep(REPORT_SECONDS)
+            # Reports go at most five times a second, however many devices come and go.
+            await asyncio.sleep(0.2)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), presence.REPORT_SECONDS)
+            self._changed.clear()
 
     async def players_online(self) -> int:
-        """Devices connected over every live gateway; reports of dead gateways are dropped."""
-        raw = cast(dict[bytes, bytes], await self.redis.hgetall(self.keys.presence()))
-        now = time.time() * 1000
-        total, lapsed = 0, []
-        for gateway, value in raw.items():
-            count, until = value.decode().split(":")
-            if int(until) < now:
-                lapsed.append(gateway)
-            else:
-                total += int(count)
-        if lapsed:
-            await self.redis.hdel(self.keys.presence(), *lapsed)
-        return total
+        return await presence.players_online(self.redis, self.keys)

@@ -19,11 +19,13 @@ from fastapi import WebSocket, WebSocketDisconnect
 from boxedin.common.devices import check_device
 from boxedin.common.metrics import ROUND_TRIP, RULE_ERRORS, WEBSOCKET_FRAMES
 from boxedin.common.reasons import Refusal, refusal_of
-from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc, stats_pb2, stats_pb2_grpc
+from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc, matchmaker_pb2_grpc, stats_pb2, stats_pb2_grpc
 
 from . import frames, outgoing, statistics
 from .feed import GameFeed
 from .hub import UpdateHub
+from .online import PresenceFeed, WaitingKeeper
+from .online_session import OnlinePlay
 from .presence import Presence
 
 log = logging.getLogger("boxedin.gateway.session")
@@ -35,6 +37,9 @@ class Backends:
     hub: UpdateHub
     stats: stats_pb2_grpc.StatsAsyncStub
     presence: Presence
+    matchmaker: matchmaker_pb2_grpc.MatchmakerAsyncStub
+    presence_feed: PresenceFeed
+    keeper: WaitingKeeper
 
 
 def _summary(saved: common_pb2.SavedGameSummary) -> outgoing.SavedSummary:
@@ -52,12 +57,16 @@ def _summary(saved: common_pb2.SavedGameSummary) -> outgoing.SavedSummary:
     )
 
 
-class Session:
+class Session(OnlinePlay):
     def __init__(self, ws: WebSocket, backends: Backends) -> None:
         self.ws = ws
         self.engine = backends.engine
         self.stats = backends.stats
         self.presence = backends.presence
+        self.matchmaker = backends.matchmaker
+        self.hub = backends.hub
+        self.presence_feed = backends.presence_feed
+        self.keeper = backends.keeper
         self.device: str | None = None
         self.feed = GameFeed(backends.engine, backends.hub, self.send)
         self._send_lock = asyncio.Lock()
@@ -104,6 +113,7 @@ class Session:
         finally:
             if self.device is not None:
                 self.presence.leave(self.device)
+            await self.online_goodbye()
             await self._leave(hide=True)
 
     async def handle(self, text: str) -> None:
@@ -137,9 +147,11 @@ class Session:
     async def _leave(self, *, hide: bool) -> None:
         """Stops following the game; when the connection ends, the game goes off screen (its
         move clock stands still)."""
-        has_clock = self.feed.has_clock
+        has_clock, online = self.feed.has_clock, self.feed.online
         game_id = await self.feed.detach()
-        if hide and game_id is not None and has_clock and self.device:
+        if hide and game_id is not None and online and self.device:
+            await self.away(game_id)
+        elif hide and game_id is not None and has_clock and self.device:
             with contextlib.suppress(grpc.RpcError):
                 await self.engine.SetVisibility(
                     engine_pb2.VisibilityRequest(game_id=game_id, device=self.device, visible=False), timeout=5
@@ -155,6 +167,7 @@ class Session:
             self.presence.arrive(device)
         self.device = device
         self.feed.device = device
+        self.online_hello(device)
         try:
             saved: outgoing.SavedSummary | None = _summary(
                 await self.engine.GetSavedGame(engine_pb2.DeviceRequest(device=device), timeout=5)
@@ -169,7 +182,9 @@ class Session:
                 engine_pb2.GetGameRequest(game_id=frame.game, device=device), timeout=5
             )
             await self._follow(snapshot, since=frame.seq)
-            if snapshot.facts.clock and not snapshot.over:
+            if snapshot.facts.online and not snapshot.over:
+                await self.back(frame.game)
+            elif snapshot.facts.clock and not snapshot.over:
                 await self.engine.SetVisibility(
                     engine_pb2.VisibilityRequest(game_id=frame.game, device=device, visible=True), timeout=5
                 )

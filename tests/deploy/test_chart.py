@@ -188,7 +188,7 @@ BARE_VALUES: dict[str, Any] = {
     "redis": {"internal": {"persistence": {"enabled": False}, "maxmemory": "1gb"}},
     "services": {
         kind: {"autoscaling": {"enabled": False}, "pdb": {"enabled": False}, "preStopSleepSeconds": 0}
-        for kind in ("engine", "ai", "stats", "worker")
+        for kind in ("engine", "ai", "stats", "worker", "matchmaker")
     }
     | {"gateway": {"service": {"type": "NodePort", "nodePort": 30080}, "autoscaling": {"enabled": False}}},
 }
@@ -226,10 +226,8 @@ def test_the_validator_refuses_a_broken_object(default: Rendered) -> None:
 
 
 def test_one_deployment_per_enabled_kind(chart: helm.Chart, default: Rendered, cluster: Rendered) -> None:
-    assert set(default.deployments()) == {"gateway", "engine", "ai", "stats", "worker"}
-    # The matchmaker is declared, disabled, and the same loop makes it once enabled.
+    assert set(default.deployments()) == set(KINDS)
     assert set(chart.values["services"]) == set(KINDS)
-    assert chart.values["services"]["matchmaker"]["enabled"] is False
     assert set(cluster.deployments()) == set(KINDS)
     for kind, deployment in cluster.deployments().items():
         assert deployment["metadata"]["name"] == f"{FULLNAME}-{kind}"

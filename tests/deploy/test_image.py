@@ -146,6 +146,7 @@ def test_every_kind_enabled_by_default_is_built(default: Rendered) -> None:
         "ai": "boxedin.ai.service.__main__",
         "stats": "boxedin.stats.__main__",
         "worker": "boxedin.ai.tasks",
+        "matchmaker": "boxedin.matchmaker.__main__",
     }
     for kind in default.deployments():
         assert importlib.util.find_spec(modules[kind]) is not None, kind

@@ -20,6 +20,7 @@ from pydantic import TypeAdapter, ValidationError
 from boxedin.engine.actions import Resign
 from boxedin.engine.game import Game
 from boxedin.engine.rules import MODES, Mode, Overlap
+from boxedin.engine.service import online
 from boxedin.engine.view import game_view
 from boxedin.gateway import outgoing
 from boxedin.gateway.outgoing import (
@@ -54,18 +55,19 @@ def _every_mode_and_rule() -> list[tuple[str, str | None]]:
 
 def _service_fields(mode: Mode, rng: random.Random) -> dict[str, Any]:
     """What the engine service puts beside the engine's view, chosen as a player could."""
-    opponent = rng.choice(["practice", "local"] if mode.practice else ["ai", "local"])
+    opponent = rng.choice(["practice", "local"] if mode.practice else ["ai", "local", "online"])
     level = rng.choice(list(LEVEL_NAMES)) if opponent == "ai" else None
     second = {
         "ai": {"name": f"AI ({LEVEL_NAMES[level or 'normal']})", "kind": "ai"},
         "practice": {"name": "Computer", "kind": "practice"},
         "local": {"name": "Player 2", "kind": "human"},
+        "online": {"name": "Bob", "kind": "human"},
     }[opponent]
-    first = {"name": "Player 1" if opponent == "local" else "You", "kind": "human"}
+    first = {"name": {"local": "Player 1", "online": "Ann"}.get(opponent, "You"), "kind": "human"}
     return {
         "opponent": opponent,
         "level": level,
-        "clock": 0 if mode.practice else rng.choice([0, 10, 20, 30, 60]),
+        "clock": 0 if mode.practice or opponent == "online" else rng.choice([0, 10, 20, 30, 60]),
         "ai_speed": rng.choice(["normal", "fast"]),
         "seed": f"seed-{rng.randrange(1000)}" if mode.practice or rng.random() < 0.5 else None,
         "players": [first, second],
@@ -80,9 +82,26 @@ def _state(game: Game, game_id: str, seq: int, fields: dict[str, Any], *, previe
         **fields,
         "ai_thinking": not game.over and fields["opponent"] in ("ai", "practice") and game.to_move == 2,
         "clock_remaining_ms": (clock * 1000) // (seq % 3 + 1) if clock and not game.over else None,
+        "online": _online_view(game, seq) if fields["opponent"] == "online" else None,
     }
     state.update(game_view(game, previews=previews))
     return state
+
+
+def _online_view(game: Game, seq: int) -> dict[str, Any] | None:
+    """The engine's online object for a game at ``seq``: a Find Match game with Bob away now and
+    then, and once it is over, rematch asks."""
+    _, record = online.new_online_game(
+        [("a" * 64, "Ann"), ("b" * 64, "Bob")], mode="mini", overlap="", via="find_match", move_limit=120, grace=90
+    )
+    now = record.created + 1
+    online.set_connected(record, 1, True, now)
+    online.set_connected(record, 2, seq % 4 != 0, now)
+    if game.over:
+        online.settle_after_end(record)
+        assert record.online_state is not None
+        record.online_state.rematch = [seq % 2 == 0, False]
+    return online.view(record, game, now)
 
 
 def _check_state(state: dict[str, Any], action: dict[str, Any] | None) -> None:

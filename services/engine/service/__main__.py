@@ -19,7 +19,11 @@ async def main() -> None:
     config = settings()
     setup_logging("engine", config.log_level)
     client = connect(config)
-    service = EngineService(GameStore(client, config.keys(), config.updates_kept))
+    service = EngineService(
+        GameStore(client, config.keys(), config.updates_kept),
+        move_limit=config.move_limit_seconds,
+        grace=config.online_grace_seconds,
+    )
     deadlines = DeadlineLoop(service, config.deadline_poll_seconds)
     deadlines.start()
     service.figures.start()

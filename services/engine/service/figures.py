@@ -26,8 +26,10 @@ class FiguresLoop:
         self.store = store
         self.every_seconds = every_seconds
         self._task: asyncio.Task[None] | None = None
-        # The games being played now by mode, as last worked out (None before the first time).
+        # The games being played now by mode, as last worked out (None before the first time),
+        # and the online games among them.
         self.games_now: dict[str, int] | None = None
+        self.online_games_now: dict[str, int] = {}
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run())
@@ -41,6 +43,7 @@ class FiguresLoop:
     async def update(self) -> dict[str, int]:
         modes = [*MODES, "custom"]
         counts = await self.store.games_now(modes, time.time() - PLAYED_NOW_SECONDS)
+        self.online_games_now = await self.store.games_now(modes, time.time() - PLAYED_NOW_SECONDS, online=True)
         for mode, count in counts.items():
             GAMES_NOW.labels(mode).set(count)
         FIGURES_UPDATED.set(time.time())

@@ -46,6 +46,29 @@ class Seat:
         return Seat("practice", "Computer")
 
 
+ForfeitReason = Literal["move_limit", "away", "left"]
+
+
+@dataclass(slots=True)
+class OnlineRecord:
+    """What the server keeps for an online game besides the game: its deadlines (the move limit,
+    each away player's grace) and what happens after it (rematch asks, the next game)."""
+
+    move_limit: int = 0  # seconds per move, 0 for none
+    grace: int = 90  # seconds an away player has to come back
+    move_deadline: float | None = None  # epoch seconds
+    # Per seat: when an away player's grace runs out; None while connected.
+    away: list[float | None] = field(default_factory=lambda: [None, None])
+    forfeit_player: int | None = None
+    forfeit_reason: ForfeitReason | None = None
+    rematch: list[bool] = field(default_factory=lambda: [False, False])
+    declined: int | None = None
+    next_game: str | None = None
+
+    def deadlines(self) -> list[float]:
+        return [moment for moment in (self.move_deadline, *self.away) if moment is not None]
+
+
 @dataclass(slots=True)
 class GameRecord:
     seats: tuple[Seat, Seat]
@@ -59,8 +82,12 @@ class GameRecord:
     deadline: float | None = None
     remaining_ms: int | None = None
     hidden: bool = False
-    # The device's saved game (a practice game is kept apart and never is).
+    # The device's saved game (a practice game is kept apart and never is; nor is an online game).
     saved: bool = True
+    # Online games (two devices through the server): how the players met ("room" or
+    # "find_match"; None for every other game) and what the server keeps for them.
+    online: str | None = None
+    online_state: OnlineRecord | None = None
     version: int = field(default=RECORD_VERSION)
 
     # --- seats --------------------------------------------------------------------------------
@@ -68,6 +95,8 @@ class GameRecord:
     @property
     def opponent(self) -> str:
         """What the game is played against, as the client names it."""
+        if self.online is not None:
+            return "online"
         second = self.seats[1]
         if second.kind == "ai":
             return "ai"
@@ -96,8 +125,12 @@ class GameRecord:
         return [p for p, seat in enumerate(self.seats, start=1) if seat.device == device]
 
     def next_deadline(self) -> float | None:
-        """The earliest moment something happens to the game without anyone acting."""
-        return self.deadline
+        """The earliest moment something happens to the game without anyone acting: the move
+        clock, or in an online game the move limit or an away player's grace."""
+        moments = [self.deadline] if self.deadline is not None else []
+        if self.online_state is not None:
+            moments += self.online_state.deadlines()
+        return min(moments, default=None)
 
     # --- storage ------------------------------------------------------------------------------
 
@@ -105,6 +138,8 @@ class GameRecord:
         # Written on every commit: the fields one by one (dataclasses.asdict deep-copies).
         fields = {name: getattr(self, name) for name in self.__dataclass_fields__}
         fields["seats"] = [{f: getattr(seat, f) for f in Seat.__dataclass_fields__} for seat in self.seats]
+        if self.online_state is not None:
+            fields["online_state"] = {f: getattr(self.online_state, f) for f in OnlineRecord.__dataclass_fields__}
         return json.dumps(fields, separators=(",", ":"))
 
     @staticmethod
@@ -115,10 +150,16 @@ class GameRecord:
         seats = tuple(Seat(**seat) for seat in raw.pop("seats"))
         if len(seats) != 2:
             raise ValueError("a game record has two seats")
-        return GameRecord(seats=(seats[0], seats[1]), **raw)
+        online = raw.pop("online_state", None)
+        online_state = OnlineRecord(**online) if online is not None else None
+        return GameRecord(seats=(seats[0], seats[1]), online_state=online_state, **raw)
 
     def copy(self) -> GameRecord:
-        return replace(self)
+        copied = replace(self)
+        if self.online_state is not None:
+            state = self.online_state
+            copied.online_state = replace(state, away=list(state.away), rematch=list(state.rematch))
+        return copied
 
 
 # --- who may do what ----------------------------------------------------------------------------

@@ -4,6 +4,7 @@ work stream with the commit, and its deadlines to a sorted set that its deadline
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections import OrderedDict
@@ -29,7 +30,7 @@ from boxedin.engine.actions import Action, Draw, EndTurn, GameError, Resign, Rol
 from boxedin.engine.game import Game
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 
-from . import clock
+from . import clock, online
 from .figures import FiguresLoop
 from .record import CLOCK, COMPUTER, Caller, GameRecord, Person, View, authorize
 from .setup import new_game, new_game_id
@@ -81,6 +82,9 @@ def facts(seq: int, game: Game, record: GameRecord) -> common_pb2.GameFacts:
         deadline=record.next_deadline() or 0.0,
         turn=int(game.position.turn),
         clock=record.clock,
+        online=record.online is not None,
+        next_game=record.online_state.next_game or "" if record.online_state is not None else "",
+        via=record.online or "",
     )
 
 
@@ -121,8 +125,11 @@ def caller_of(request: engine_pb2.ActRequest) -> Caller:
 
 
 class EngineService(engine_pb2_grpc.EngineServicer):
-    def __init__(self, store: GameStore) -> None:
+    def __init__(self, store: GameStore, *, move_limit: int = 120, grace: int = 90) -> None:
         self.store = store
+        # Online games: the move limit of Find Match games and an away player's grace (seconds).
+        self.move_limit = move_limit
+        self.grace = grace
         self.figures = FiguresLoop(store)
         # Decoded games by id, with the seq they stand at: consecutive actions on one game
         # skip replaying its record. An entry is taken out while an action uses it.
@@ -142,13 +149,13 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             return stored, cached[1]
         return stored, codec.decode(stored.game)
 
-    async def _load_for(self, game_id: str, device: str, what: View) -> tuple[StoredGame, Game]:
-        """Loads a game a device may see (``device`` empty: one of the project's services)."""
+    async def _load_for(self, game_id: str, device: str, what: View) -> tuple[StoredGame, Game, int]:
+        """Loads a game a device may see (``device`` empty: one of the project's services), with
+        the device's seat (0 for a service)."""
         stored, game = await self._load(game_id)
         self._remember(game_id, stored.seq, game)
-        if device:
-            authorize(stored.record, game, Person(device_hash(device)), what)
-        return stored, game
+        seat = authorize(stored.record, game, Person(device_hash(device)), what) if device else 0
+        return stored, game, seat
 
     def _remember(self, game_id: str, seq: int, game: Game) -> None:
         self._games[game_id] = (seq, game)
@@ -182,10 +189,12 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             facts=game_facts if game_facts is not None else facts(seq, game, record),
         )
 
-    def _read(self, stored: StoredGame, game: Game) -> common_pb2.GameSnapshot:
+    def _read(self, stored: StoredGame, game: Game, seat: int = 0) -> common_pb2.GameSnapshot:
         """A game as it stands, for a call that changes nothing."""
         state = game_state(stored.game_id, stored.seq, game, stored.record, time.time())
-        return self._snapshot(stored.game_id, stored.seq, game, stored.record, to_json(state))
+        snapshot = self._snapshot(stored.game_id, stored.seq, game, stored.record, to_json(state))
+        snapshot.seat = seat
+        return snapshot
 
     def _computer_turn(
         self, game_id: str, seq: int, game: Game, record: GameRecord, caller: Caller | None
@@ -197,11 +206,22 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         return common_pb2.ComputerTurn(game_id=game_id, seq=seq, turn=int(game.position.turn))
 
     async def _commit(
-        self, stored: StoredGame, game: Game, action: dict[str, Any], now: float, caller: Caller | None
+        self,
+        stored: StoredGame,
+        game: Game,
+        action: dict[str, Any],
+        now: float,
+        caller: Caller | None,
+        *,
+        finishes: bool | None = None,
     ) -> common_pb2.GameSnapshot:
         """Stores the changed game if nobody else changed it first, with its update, the
-        computer turn it leaves to play and its next deadline."""
+        computer turn it leaves to play and its next deadline. ``finishes``: the change ended
+        the game (by default, when the game is over; a change after the end, such as a rematch
+        ask, does not finish it again)."""
         record = stored.record
+        if finishes is None:
+            finishes = game.over
         record.updated = now
         seq = stored.seq + 1
         state_json = to_json(game_state(stored.game_id, seq, game, record, now))
@@ -211,7 +231,9 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         change = Commit(
             update=common_pb2.Update(game_id=stored.game_id, seq=seq, frame_json=body, facts=game_facts),
             computer_turn=self._computer_turn(stored.game_id, seq, game, record, caller),
-            finished_game=finished_game(stored.game_id, encoded, record, now) if game.over else None,
+            finished_game=finished_game(stored.game_id, encoded, record, now) if finishes else None,
+            over=game.over,
+            online=record.online is not None,
         )
         try:
             stored_ok = await self.store.commit(stored.game_id, mode_of(game), stored.seq, encoded, record, change)
@@ -221,7 +243,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             CAS_CONFLICTS.inc()
             raise Refusal("busy", "another action on this game was applied at the same moment; try again")
         self._remember(stored.game_id, seq, game)
-        if game.over:
+        if finishes:
             GAMES_FINISHED.labels(mode_of(game), record.opponent).inc()
         return self._snapshot(
             stored.game_id, seq, game, record, state_json, update=body, encoded=encoded, game_facts=game_facts
@@ -279,8 +301,8 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         return await self._guard(context, self._get(request.game_id, request.device))
 
     async def _get(self, game_id: str, device: str) -> common_pb2.GameSnapshot:
-        stored, game = await self._load_for(game_id, device, "view")
-        return self._read(stored, game)
+        stored, game, seat = await self._load_for(game_id, device, "view")
+        return self._read(stored, game, seat)
 
     async def Act(
         self,
@@ -328,12 +350,22 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         elif caller is not COMPUTER and clock.applies(game, record) and clock.expired(record, now):
             # Too late: the turn ended when the clock ran out, whatever this action was.
             action, time_up = Timeout(), True
+        if record.online is not None and isinstance(action, Resign):
+            # Resigning an online game is leaving it: it goes to the other player.
+            return await self._leave_running(stored, game, seat, now)
         try:
             game.apply(action)
         except GameError as exc:
             raise Refusal(exc.code, exc.message) from None
         clock.restart(game, record, now)
+        if record.online_state is not None:
+            online.restart_move_limit(game, record, now)
+            # A player who acts is connected, whatever their last connection said.
+            record.online_state.away[seat - 1] = None
+            if game.over:
+                online.settle_after_end(record)
         snapshot = await self._commit(stored, game, action_json(action, game, mover), now, caller)
+        snapshot.seat = seat if isinstance(caller, Person) else 0
         if time_up:
             raise Refusal("time_up", "the move clock ran out before that: the turn has ended")
         return snapshot
@@ -419,7 +451,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
 
     async def _visibility(self, request: engine_pb2.VisibilityRequest) -> common_pb2.GameSnapshot:
         check_device(request.device)
-        stored, game = await self._load_for(request.game_id, request.device, "visibility")
+        stored, game, _ = await self._load_for(request.game_id, request.device, "visibility")
         record = stored.record
         now = time.time()
         if not record.clock or game.over:
@@ -436,7 +468,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         return await self._guard(context, self._updates(request))
 
     async def _updates(self, request: engine_pb2.GetUpdatesRequest) -> engine_pb2.UpdatesReply:
-        stored, _ = await self._load_for(request.game_id, request.device, "view")
+        stored, _, _ = await self._load_for(request.game_id, request.device, "view")
         updates = await self.store.updates_after(request.game_id, request.after_seq)
         complete = request.after_seq <= stored.seq and (
             (updates and updates[0].seq == request.after_seq + 1) or (not updates and request.after_seq == stored.seq)
@@ -460,7 +492,148 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             games_now={mode: count for mode, count in now.items() if count},
             games_started=counter_by_mode(GAMES_CREATED),
             games_finished=counter_by_mode(GAMES_FINISHED),
+            online_games_now={mode: count for mode, count in self.figures.online_games_now.items() if count},
         )
+
+    # --- online games ---------------------------------------------------------------------------
+
+    async def CreateOnlineGame(
+        self,
+        request: engine_pb2.OnlineGameRequest,
+        context: grpc.aio.ServicerContext[engine_pb2.OnlineGameRequest, common_pb2.GameSnapshot],
+    ) -> common_pb2.GameSnapshot:
+        return await self._guard(context, self._create_online(request))
+
+    async def _create_online(self, request: engine_pb2.OnlineGameRequest) -> common_pb2.GameSnapshot:
+        game, record = online.new_online_game(
+            [(seat.device, seat.name) for seat in request.seats],
+            mode=request.mode,
+            overlap=request.overlap,
+            via=request.via,
+            move_limit=self.move_limit,
+            grace=self.grace,
+        )
+        return await self._start_online(new_game_id(), game, record)
+
+    async def _start_online(self, game_id: str, game: Game, record: GameRecord) -> common_pb2.GameSnapshot:
+        """Stores a new online game and makes it each player's running online game."""
+        try:
+            await self.store.commit(game_id, mode_of(game), -1, codec.encode(game), record, Commit(online=True))
+            await self.store.make_online([seat.device or "" for seat in record.seats], game_id)
+        except redis.RedisError as exc:
+            raise Refusal("unavailable", "the game store cannot be reached") from exc
+        GAMES_CREATED.labels(mode_of(game), record.opponent).inc()
+        self._remember(game_id, 0, game)
+        now = time.time()
+        return self._snapshot(game_id, 0, game, record, to_json(game_state(game_id, 0, game, record, now)))
+
+    async def _load_online(self, game_id: str, device: str) -> tuple[StoredGame, Game, int]:
+        """An online game and the device's seat in it."""
+        check_device(device)
+        stored, game, seat = await self._load_for(game_id, device, "view")
+        online.online_state(stored.record)
+        return stored, game, seat
+
+    async def GetOnlineGame(
+        self,
+        request: engine_pb2.DeviceRequest,
+        context: grpc.aio.ServicerContext[engine_pb2.DeviceRequest, common_pb2.GameSnapshot],
+    ) -> common_pb2.GameSnapshot:
+        return await self._guard(context, self._online_game(request.device))
+
+    async def _online_game(self, device: str) -> common_pb2.GameSnapshot:
+        check_device(device)
+        hashed = device_hash(device)
+        try:
+            game_id = await self.store.online_game_id(hashed)
+        except redis.RedisError as exc:
+            raise Refusal("unavailable", "the game store cannot be reached") from exc
+        if game_id is None:
+            raise Refusal("no_game", "this device plays no online game")
+        try:
+            stored, game, seat = await self._load_for(game_id, device, "view")
+        except Refusal as refusal:
+            if refusal.reason not in ("no_game", "not_your_game"):
+                raise
+            stored = None
+        if stored is None or game.over:
+            await self.store.forget_online(hashed, game_id)
+            raise Refusal("no_game", "this device plays no online game")
+        return self._read(stored, game, seat)
+
+    async def SetConnected(
+        self,
+        request: engine_pb2.ConnectedRequest,
+        context: grpc.aio.ServicerContext[engine_pb2.ConnectedRequest, common_pb2.GameSnapshot],
+    ) -> common_pb2.GameSnapshot:
+        return await self._guard(context, self._connected(request))
+
+    async def _connected(self, request: engine_pb2.ConnectedRequest) -> common_pb2.GameSnapshot:
+        stored, game, seat = await self._load_online(request.game_id, request.device)
+        now = time.time()
+        if game.over or not online.set_connected(stored.record, seat, request.connected, now):
+            return self._read(stored, game, seat)
+        snapshot = await self._commit(stored, game, {"connected": request.connected, "by": seat}, now, None)
+        snapshot.seat = seat
+        return snapshot
+
+    async def Leave(
+        self,
+        request: engine_pb2.LeaveRequest,
+        context: grpc.aio.ServicerContext[engine_pb2.LeaveRequest, common_pb2.GameSnapshot],
+    ) -> common_pb2.GameSnapshot:
+        return await self._guard(context, self._leave(request))
+
+    async def _leave(self, request: engine_pb2.LeaveRequest) -> common_pb2.GameSnapshot:
+        stored, game, seat = await self._load_online(request.game_id, request.device)
+        now = time.time()
+        if not game.over:
+            return await self._leave_running(stored, game, seat, now)
+        state = online.online_state(stored.record)
+        if state.declined is not None or state.next_game is not None:
+            return self._read(stored, game, seat)  # nothing is left to decline
+        action = online.ask_rematch(game, stored.record, seat, want=False)
+        snapshot = await self._commit(stored, game, action, now, None, finishes=False)
+        snapshot.seat = seat
+        return snapshot
+
+    async def _leave_running(self, stored: StoredGame, game: Game, seat: int, now: float) -> common_pb2.GameSnapshot:
+        """A player leaves a running online game: it goes to the other player."""
+        action = online.forfeit(game, stored.record, seat, "left")
+        snapshot = await self._commit(stored, game, action, now, None)
+        snapshot.seat = seat
+        return snapshot
+
+    async def Rematch(
+        self,
+        request: engine_pb2.RematchRequest,
+        context: grpc.aio.ServicerContext[engine_pb2.RematchRequest, common_pb2.GameSnapshot],
+    ) -> common_pb2.GameSnapshot:
+        return await self._guard(context, self._rematch(request))
+
+    async def _rematch(self, request: engine_pb2.RematchRequest) -> common_pb2.GameSnapshot:
+        stored, game, seat = await self._load_online(request.game_id, request.device)
+        record = stored.record
+        now = time.time()
+        action = online.ask_rematch(game, record, seat, request.want)
+        next_id = None
+        if online.both_asked(record):
+            # The next game is stored first and named in this game's update; if another change
+            # wins the race for this game, the next game is deleted again.
+            next_game, next_record = online.rematch_game(game, record)
+            next_id = new_game_id()
+            await self._start_online(next_id, next_game, next_record)
+            assert record.online_state is not None
+            record.online_state.next_game = next_id
+        try:
+            snapshot = await self._commit(stored, game, action, now, None, finishes=False)
+        except Refusal:
+            if next_id is not None:
+                with contextlib.suppress(redis.RedisError):
+                    await self.store.delete_game(next_id)
+            raise
+        snapshot.seat = seat
+        return snapshot
 
     # --- deadlines ---------------------------------------------------------------------------
 
@@ -473,6 +646,19 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         except Refusal:
             return False
         self._remember(game_id, stored.seq, game)
+        due = online.due_forfeit(game, stored.record, time.time())
+        if due is not None:
+            player, reason = due
+            try:
+                await self._commit(
+                    stored, game, online.forfeit(game, stored.record, player, reason), time.time(), CLOCK
+                )
+                return True
+            except Refusal as refusal:
+                self._games.pop(game_id, None)  # it holds the forfeit that was not stored
+                RULE_ERRORS.labels(refusal.reason).inc()
+                log.info("deadline not applied", extra={"game": game_id, "reason": refusal.reason})
+                return False
         if clock.applies(game, stored.record) and clock.expired(stored.record, time.time()):
             request = engine_pb2.ActRequest(
                 game_id=game_id,

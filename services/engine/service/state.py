@@ -10,7 +10,7 @@ from typing import Any
 from boxedin.engine.game import Game
 from boxedin.engine.view import game_view
 
-from . import clock
+from . import clock, online
 from .record import GameRecord
 
 
@@ -34,6 +34,7 @@ def game_state(game_id: str, seq: int, game: Game, record: GameRecord, now: floa
         "players": players(record),
         "ai_thinking": record.computer_to_move(game),
         "clock_remaining_ms": clock.remaining_ms(record, now) if clock.applies(game, record) else None,
+        "online": online.view(record, game, now),
     }
     state.update(game_view(game, previews=shows_previews(game)))
     return state

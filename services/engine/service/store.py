@@ -24,10 +24,11 @@ from boxedin.v1 import common_pb2
 from .record import GameRecord
 
 # KEYS: game hash, updates stream, work stream, deadline set, finished-games stream, the set of
-# running games of its mode.
+# running games of its mode, the set of running online games of its mode.
 # ARGV: 1 expected seq (-1: the game is new), 2 new seq, 3 game, 4 record, 5 update ('' none),
 # 6 updates kept, 7 channel, 8 game id, 9 ttl seconds, 10 deadline ms ('' none), 11 computer turn
-# job ('' none), 12 work stream length kept, 13 finished game ('' none), 14 now (ms).
+# job ('' none), 12 work stream length kept, 13 finished game ('' none), 14 now (ms), 15 '1' when
+# the game is over, 16 '1' for an online game.
 _COMMIT = """
 local current = redis.call('HGET', KEYS[1], 'seq')
 if ARGV[1] == '-1' then
@@ -52,9 +53,13 @@ if ARGV[11] ~= '' then
 end
 if ARGV[13] ~= '' then
   redis.call('XADD', KEYS[5], '*', 'game', ARGV[13])
+end
+if ARGV[15] == '1' then
   redis.call('ZREM', KEYS[6], ARGV[8])
+  redis.call('ZREM', KEYS[7], ARGV[8])
 else
   redis.call('ZADD', KEYS[6], ARGV[14], ARGV[8])
+  if ARGV[16] == '1' then redis.call('ZADD', KEYS[7], ARGV[14], ARGV[8]) end
 end
 return 1
 """
@@ -89,8 +94,8 @@ redis.call('ZREM', KEYS[3], ARGV[1])
 return 1
 """
 
-# The device's saved game is forgotten only if it is still that game. KEYS: the device's saved
-# game. ARGV: game id.
+# The device's saved (or online) game is forgotten only if it is still that game. KEYS: the
+# device's saved game. ARGV: game id.
 _FORGET_SAVED = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -120,10 +125,9 @@ class Commit:
     computer_turn: common_pb2.ComputerTurn | None = None
     # The game this change finished, for the statistics.
     finished_game: common_pb2.FinishedGame | None = None
-
-    @property
-    def finished(self) -> bool:
-        return self.finished_game is not None
+    # The game is over after the change (it finished now or before).
+    over: bool = False
+    online: bool = False
 
 
 def _ms(moment: float | None) -> str:
@@ -150,6 +154,7 @@ class GameStore:
             self.keys.deadlines(partition),
             self.keys.finished(partition),
             self.keys.running(partition, mode),
+            self.keys.running_online(partition, mode),
         ]
 
     async def load(self, game_id: str) -> StoredGame | None:
@@ -174,12 +179,14 @@ class GameStore:
                 expected_seq, expected_seq + 1, game, record.to_json(),
                 change.update.SerializeToString() if change.update is not None else "",
                 self.updates_kept, self.keys.channel(game_id), game_id,
-                FINISHED_GAME_TTL if change.finished else RUNNING_GAME_TTL,
+                FINISHED_GAME_TTL if change.over else RUNNING_GAME_TTL,
                 _ms(record.next_deadline()),
                 change.computer_turn.SerializeToString() if change.computer_turn is not None else "",
                 WORK_KEPT,
                 change.finished_game.SerializeToString() if change.finished_game is not None else "",
                 round(time.time() * 1000),
+                "1" if change.over else "0",
+                "1" if change.online else "0",
             ],
         )  # fmt: skip
         return bool(done)
@@ -192,7 +199,7 @@ class GameStore:
             await self.delete_game(previous.decode())
 
     async def delete_game(self, game_id: str) -> None:
-        game_key, updates_key, _, deadlines_key, _, _ = self._game_keys(game_id)
+        game_key, updates_key, _, deadlines_key, *_ = self._game_keys(game_id)
         await self._delete_game(keys=[game_key, updates_key, deadlines_key], args=[game_id])
 
     async def saved_game_id(self, device: str) -> str | None:
@@ -202,6 +209,20 @@ class GameStore:
     async def forget_saved(self, device: str, game_id: str) -> None:
         """The device no longer keeps ``game_id`` (finished or gone), unless it moved on already."""
         await self._forget_saved(keys=[self.keys.saved_game(device)], args=[game_id])
+
+    async def make_online(self, devices: list[str], game_id: str) -> None:
+        """Makes a game the running online game of each device (a finished one is forgotten)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for device in devices:
+                pipe.set(self.keys.online_game(device), game_id, ex=RUNNING_GAME_TTL)
+            await pipe.execute()
+
+    async def online_game_id(self, device: str) -> str | None:
+        value = cast("bytes | None", await self.redis.get(self.keys.online_game(device)))  # decode_responses is off
+        return value.decode() if value else None
+
+    async def forget_online(self, device: str, game_id: str) -> None:
+        await self._forget_saved(keys=[self.keys.online_game(device)], args=[game_id])
 
     async def discard(self, device: str) -> bool:
         game_id = await self.saved_game_id(device)
@@ -234,21 +255,22 @@ class GameStore:
 
     async def sync_deadline(self, stored: StoredGame) -> None:
         """Sets the deadline set to what the game as stored says, if it still stands at that seq."""
-        game_key, _, _, deadlines_key, _, _ = self._game_keys(stored.game_id)
+        game_key, _, _, deadlines_key, *_ = self._game_keys(stored.game_id)
         await self._sync_deadline(
             keys=[game_key, deadlines_key], args=[stored.seq, stored.game_id, _ms(stored.record.next_deadline())]
         )
 
     # --- figures -------------------------------------------------------------------------------
 
-    async def games_now(self, modes: list[str], since: float) -> dict[str, int]:
-        """Unfinished games of each mode with a move since ``since`` (epoch seconds); games left
-        a day without a move are dropped from the running sets."""
+    async def games_now(self, modes: list[str], since: float, *, online: bool = False) -> dict[str, int]:
+        """Unfinished games (``online``: online games only) of each mode with a move since
+        ``since`` (epoch seconds); games left a day without a move are dropped from the sets."""
         floor, stale = round(since * 1000), round((time.time() - 24 * 3600) * 1000)
+        running = self.keys.running_online if online else self.keys.running
         async with self.redis.pipeline(transaction=False) as pipe:
             for mode in modes:
                 for partition in range(self.keys.partitions):
-                    key = self.keys.running(partition, mode)
+                    key = running(partition, mode)
                     pipe.zremrangebyscore(key, "-inf", stale)
                     pipe.zcount(key, floor, "+inf")
             counts = await pipe.execute()

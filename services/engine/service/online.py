@@ -1,0 +1,186 @@
+"""Online games (the rule book, "Playing Online"): two devices through the server. The server
+rolls, there is no Undo and no move clock; a Find Match game gives every move a time limit, and
+a player whose connection drops has a grace time to come back. Either running out, or leaving,
+loses the game: a forfeit, stored in the game as the loser's resignation. After the game both
+may ask for a rematch, in which the player who went second goes first.
+
+Everything here is pure: it changes a game and its record and says what it did; the service
+stores the change."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from typing import Any
+
+from boxedin.common.names import check_name
+from boxedin.common.reasons import Refusal
+from boxedin.engine.actions import Resign
+from boxedin.engine.game import Game
+from boxedin.engine.rules import Overlap, RulesError, mode_by_id
+
+from .record import ForfeitReason, GameRecord, OnlineRecord, Seat
+
+VIAS = ("room", "find_match")
+
+
+def new_online_game(
+    seats: list[tuple[str, str]], *, mode: str, overlap: str, via: str, move_limit: int, grace: int, first: int = 0
+) -> tuple[Game, GameRecord]:
+    """The game and record of an online game between two devices, ``seats`` (device hash, name)
+    for seats 1 and 2; ``first`` 0 picks who moves first at random."""
+    if len(seats) != 2:
+        raise Refusal("bad_setup", f"an online game has two players, not {len(seats)}")
+    (device1, name1), (device2, name2) = seats
+    if not device1 or not device2:
+        raise Refusal("bad_device", "both seats of an online game need a device")
+    if device1 == device2:
+        raise Refusal("bad_setup", "nobody plays an online game against themself")
+    if via not in VIAS:
+        raise Refusal("bad_setup", f"an online game starts through a room or Find Match, not {via!r}")
+    try:
+        chosen = mode_by_id(mode)
+        rules = chosen.rules_with(Overlap.from_id(overlap) if overlap else None)
+    except RulesError as exc:
+        raise Refusal("bad_setup", str(exc)) from None
+    if chosen.practice:
+        raise Refusal("bad_setup", f"{chosen.name} is not played online")
+    game = Game(rules, mode=chosen, first=first or secrets.choice((1, 2)), undo_allowed=False)
+    now = time.time()
+    state = OnlineRecord(
+        move_limit=move_limit if via == "find_match" else 0,
+        grace=grace,
+        # Nobody is connected until their gateway says so: a player who never comes loses after
+        # the grace, like one who went away.
+        away=[now + grace, now + grace],
+    )
+    record = GameRecord(
+        seats=(Seat.person(device1, check_name(name1)), Seat.person(device2, check_name(name2))),
+        created=now,
+        updated=now,
+        saved=False,
+        online=via,
+        online_state=state,
+    )
+    restart_move_limit(game, record, now)
+    return game, record
+
+
+def rematch_game(game: Game, record: GameRecord) -> tuple[Game, GameRecord]:
+    """The next game of two players who both asked: same seats, names, rules and way of meeting;
+    the player who went second goes first."""
+    state = online_state(record)
+    seats = [(seat.device or "", seat.name) for seat in record.seats]
+    overlap = game.rules.overlap.id if game.rules.has_overlap else ""
+    assert game.mode is not None, "an online game is played in a mode"
+    return new_online_game(
+        seats,
+        mode=game.mode.id,
+        overlap=overlap,
+        via=record.online or "room",
+        move_limit=state.move_limit or 0,
+        grace=state.grace,
+        first=3 - game.first,
+    )
+
+
+def online_state(record: GameRecord) -> OnlineRecord:
+    if record.online is None or record.online_state is None:
+        raise Refusal("not_online", "this is not an online game")
+    return record.online_state
+
+
+def restart_move_limit(game: Game, record: GameRecord, now: float) -> None:
+    """After a player's move: the full limit for whoever is to move now."""
+    state = record.online_state
+    if state is None:
+        return
+    state.move_deadline = now + state.move_limit if state.move_limit and not game.over else None
+
+
+def settle_after_end(record: GameRecord) -> None:
+    """Nothing runs out in a finished game."""
+    state = record.online_state
+    if state is not None:
+        state.move_deadline = None
+        state.away = [None, None]
+
+
+def forfeit(game: Game, record: GameRecord, player: int, reason: ForfeitReason) -> dict[str, Any]:
+    """``player`` loses the running game; the update's action."""
+    state = online_state(record)
+    game.apply(Resign(player))
+    state.forfeit_player, state.forfeit_reason = player, reason
+    settle_after_end(record)
+    return {"forfeit": reason, "by": player}
+
+
+def due_forfeit(game: Game, record: GameRecord, now: float) -> tuple[int, ForfeitReason] | None:
+    """Who loses the game now because a deadline ran out, if anyone: an away player whose grace
+    ran out (the first of them), else the player to move past the move limit."""
+    state = record.online_state
+    if state is None or game.over:
+        return None
+    away = [(moment, player) for player, moment in enumerate(state.away, start=1) if moment is not None]
+    if away:
+        moment, player = min(away)
+        if moment <= now:
+            return player, "away"
+    if state.move_deadline is not None and state.move_deadline <= now and game.to_move is not None:
+        return game.to_move, "move_limit"
+    return None
+
+
+def set_connected(record: GameRecord, seat: int, connected: bool, now: float) -> bool:
+    """Marks a seat's connection; True when that changed anything."""
+    state = online_state(record)
+    if connected == (state.away[seat - 1] is None):
+        return False
+    state.away[seat - 1] = None if connected else now + state.grace
+    return True
+
+
+def ask_rematch(game: Game, record: GameRecord, seat: int, want: bool) -> dict[str, Any]:
+    """Records a seat's rematch ask (or its refusal); the update's action."""
+    state = online_state(record)
+    if not game.over:
+        raise Refusal("not_over", "a rematch is asked for after the game")
+    if state.next_game is not None:
+        raise Refusal("rematch_over", "the rematch has started already")
+    if state.declined is not None:
+        raise Refusal("rematch_over", "a rematch was declined")
+    if want:
+        state.rematch[seat - 1] = True
+    else:
+        state.declined = seat
+    return {"rematch": want, "by": seat}
+
+
+def both_asked(record: GameRecord) -> bool:
+    state = record.online_state
+    return state is not None and all(state.rematch) and state.next_game is None
+
+
+def view(record: GameRecord, game: Game, now: float) -> dict[str, Any] | None:
+    """The game state's ``online`` object (docs/protocol.md), null for other games."""
+    state = record.online_state
+    if record.online is None or state is None:
+        return None
+
+    def left(moment: float | None) -> int | None:
+        return None if moment is None else max(0, round((moment - now) * 1000))
+
+    forfeit_view = None
+    if state.forfeit_player is not None:
+        forfeit_view = {"player": state.forfeit_player, "reason": state.forfeit_reason}
+    return {
+        "move_limit": state.move_limit,
+        "move_remaining_ms": None if game.over else left(state.move_deadline),
+        "connected": [moment is None for moment in state.away],
+        "away_remaining_ms": [left(moment) for moment in state.away],
+        "forfeit": forfeit_view,
+        "rematch": list(state.rematch),
+        "declined": state.declined,
+        "next_game": state.next_game,
+        "via": record.online,
+    }

@@ -1,0 +1,133 @@
+"""What a gateway does for online play besides passing frames on: it pushes the presence figures
+to the connections on the online menu (about every 2 s, and only when they changed), and keeps
+the Find Match places of the connections that wait (a place not kept lapses, so a player whose
+connection or gateway died is never paired)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+
+import grpc
+
+from boxedin.common.metrics import PLAYERS_WAITING
+from boxedin.v1 import matchmaker_pb2, matchmaker_pb2_grpc
+
+from . import outgoing
+
+log = logging.getLogger("boxedin.gateway.online")
+Send = Callable[[outgoing.PresenceFrame], Awaitable[None]]
+PRESENCE_SECONDS = 2.0
+KEEP_WAITING_SECONDS = 10.0
+
+
+def presence_frame(reply: matchmaker_pb2.PresenceReply) -> outgoing.PresenceFrame:
+    modes = {
+        mode: outgoing.ModePresence(waiting=figures.waiting, games_now=figures.games_now, popular=figures.popular)
+        for mode, figures in sorted(reply.modes.items())
+    }
+    return outgoing.PresenceFrame.build(reply.players_online, modes)
+
+
+class PresenceFeed:
+    """The presence frame for the connections on the online menu, each sent only what changed
+    since the last frame it got."""
+
+    def __init__(
+        self, presence: matchmaker_pb2_grpc.PresenceAsyncStub, every_seconds: float = PRESENCE_SECONDS
+    ) -> None:
+        self.presence = presence
+        self.every_seconds = every_seconds
+        self.watchers: dict[Send, outgoing.PresenceFrame | None] = {}
+        self.latest: outgoing.PresenceFrame | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    def watch(self, send: Send) -> None:
+        """A connection came to the online menu: it gets the figures at once, then changes."""
+        self.watchers.setdefault(send, None)
+        self._wake.set()
+
+    def unwatch(self, send: Send) -> None:
+        self.watchers.pop(send, None)
+
+    async def _run(self) -> None:
+        while True:
+            if self.watchers:
+                try:
+                    self.latest = presence_frame(
+                        await self.presence.GetPresence(matchmaker_pb2.PresenceRequest(), timeout=5)
+                    )
+                except grpc.RpcError as error:
+                    log.warning("cannot read the presence figures", extra={"error": error.code().name})
+                else:
+                    await self._push(self.latest)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.every_seconds)
+            self._wake.clear()
+
+    async def _push(self, frame: outgoing.PresenceFrame) -> None:
+        for send, last in list(self.watchers.items()):
+            if last == frame or send not in self.watchers:
+                continue
+            self.watchers[send] = frame
+            try:
+                await send(frame)
+            except Exception:
+                log.exception("sending presence failed")
+
+
+class WaitingKeeper:
+    """Keeps the Find Match places of this gateway's waiting connections, in one call for all."""
+
+    def __init__(
+        self, matchmaker: matchmaker_pb2_grpc.MatchmakerAsyncStub, every_seconds: float = KEEP_WAITING_SECONDS
+    ) -> None:
+        self.matchmaker = matchmaker
+        self.every_seconds = every_seconds
+        self.devices: dict[str, int] = {}  # device token -> connections waiting
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    def add(self, device: str) -> None:
+        self.devices[device] = self.devices.get(device, 0) + 1
+        PLAYERS_WAITING.inc()
+
+    def discard(self, device: str) -> None:
+        if device not in self.devices:
+            return
+        PLAYERS_WAITING.dec()
+        self.devices[device] -= 1
+        if self.devices[device] <= 0:
+            del self.devices[device]
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.every_seconds)
+            if not self.devices:
+                continue
+            try:
+                await self.matchmaker.KeepWaiting(
+                    matchmaker_pb2.KeepWaitingRequest(devices=list(self.devices)), timeout=5
+                )
+            except grpc.RpcError as error:
+                log.warning("cannot keep the waiting players' places", extra={"error": error.code().name})

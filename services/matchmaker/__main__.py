@@ -1,0 +1,50 @@
+"""`python -m boxedin.matchmaker`: runs the matchmaker service (Matchmaker and Presence)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+
+from boxedin.common import grpc_client
+from boxedin.common.grpc_server import serve
+from boxedin.common.logs import setup_logging
+from boxedin.common.redis_client import connect
+from boxedin.common.settings import settings
+from boxedin.v1 import engine_pb2_grpc, matchmaker_pb2_grpc
+
+from .rooms import Rooms
+from .server import MatchmakerService, PresenceService
+
+
+async def main() -> None:
+    config = settings()
+    setup_logging("matchmaker", config.log_level)
+    client = connect(config)
+    keys = config.keys()
+    engine_channel = grpc_client.channel(config.engine_address)
+    engine = engine_pb2_grpc.EngineStub(engine_channel)
+
+    rooms = Rooms(client, keys, config.join_tries_per_device, config.join_tries_per_address)
+
+    def add(server: grpc.aio.Server) -> None:
+        matchmaker_pb2_grpc.add_MatchmakerServicer_to_server(MatchmakerService(client, keys, engine, rooms), server)
+        matchmaker_pb2_grpc.add_PresenceServicer_to_server(PresenceService(client, keys, engine), server)
+
+    async def stop() -> None:
+        await engine_channel.close()
+        await client.aclose()
+
+    await serve(
+        "boxedin.v1.Matchmaker",
+        config.matchmaker_address,
+        config.matchmaker_metrics_port,
+        add,
+        config.shutdown_grace_seconds,
+        stop,
+        config.metrics_host,
+    )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,208 @@
+"""Online games as the rule book's "Playing Online" has them, on the engine's pure parts: names,
+room codes, who sits where, the move limit and the grace that lose the game when they run out,
+leaving, and the rematch in which the player who went second goes first."""
+
+from __future__ import annotations
+
+import pytest
+
+from boxedin.common.devices import device_hash
+from boxedin.common.names import check_name
+from boxedin.common.reasons import Refusal
+from boxedin.engine.actions import Draw, GameError, Roll, Undo, edge_from_json
+from boxedin.engine.game import Game
+from boxedin.engine.service import online
+from boxedin.engine.service.record import GameRecord, Person, authorize
+from boxedin.matchmaker.codes import ALPHABET, LENGTH, check_code, new_code
+
+ANN = device_hash("ann-device-token-0123456789")
+BOB = device_hash("bob-device-token-0123456789")
+EVE = device_hash("eve-device-token-0123456789")
+
+
+def online_game(via: str = "find_match", first: int = 1, mode: str = "classic") -> tuple[Game, GameRecord]:
+    return online.new_online_game(
+        [(ANN, "Ann"), (BOB, "Bob")], mode=mode, overlap="", via=via, move_limit=120, grace=90, first=first
+    )
+
+
+def reason(call: object) -> str:
+    with pytest.raises(Refusal) as refused:
+        call()  # type: ignore[operator]
+    return refused.value.reason
+
+
+# --- names ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "kept"),
+    [("Ann", "Ann"), ("  Ann Lee  ", "Ann Lee"), ("zoë_2-x", "zoë_2-x"), ("Дмитрий", "Дмитрий"), ("a" * 20, "a" * 20)],
+)
+def test_a_name_is_1_to_20_letters_digits_spaces_underscores_and_dashes_trimmed(typed: str, kept: str) -> None:
+    assert check_name(typed) == kept
+
+
+@pytest.mark.parametrize("typed", ["", "   ", "a" * 21, "<b>Ann</b>", "Ann&co", "Ann\tLee", "a'b", "Ann!"])
+def test_anything_else_is_a_bad_name(typed: str) -> None:
+    assert reason(lambda: check_name(typed)) == "bad_name"
+
+
+# --- room codes -------------------------------------------------------------------------------
+
+
+def test_a_room_code_is_six_characters_without_look_alikes() -> None:
+    assert not set("0O1IL") & set(ALPHABET)
+    codes = {new_code() for _ in range(2000)}
+    assert all(len(code) == LENGTH and set(code) <= set(ALPHABET) for code in codes)
+    assert len(codes) == 2000  # drawn at random, not counted up
+
+
+def test_a_typed_code_is_upper_cased_without_spaces_and_dashes() -> None:
+    assert check_code("ab c-d23") == "ABCD23"
+
+
+@pytest.mark.parametrize("typed", ["", "ABCDE", "ABCDEFG", "ABCDE0", "ABCDEO", "ABCDE1", "ABCDEI", "ABCDEL", "ABC DE!"])
+def test_a_malformed_code_is_a_bad_code(typed: str) -> None:
+    assert reason(lambda: check_code(typed)) == "bad_code"
+
+
+# --- starting an online game --------------------------------------------------------------------
+
+
+def test_an_online_game_seats_two_devices_by_name_and_is_never_the_saved_game() -> None:
+    _game, record = online_game()
+    assert [(seat.device, seat.name, seat.kind) for seat in record.seats] == [
+        (ANN, "Ann", "human"),
+        (BOB, "Bob", "human"),
+    ]
+    assert record.opponent == "online" and not record.saved and record.computer_seat() is None
+
+
+def test_there_is_no_undo_online() -> None:
+    game, _ = online_game(mode="classic", first=1)
+    game.apply(Roll(6))
+    game.apply(Draw(edge_from_json(["h", 0, 0])))  # the turn goes on: five edges left
+    with pytest.raises(GameError) as refused:
+        game.apply(Undo())
+    assert refused.value.code == "undo_not_allowed"
+
+
+def test_find_match_games_have_the_move_limit_and_rooms_do_not() -> None:
+    _, record = online_game("find_match")
+    assert record.online_state is not None and record.online_state.move_limit == 120
+    assert record.online_state.move_deadline is not None
+    _, room = online_game("room")
+    assert room.online_state is not None and room.online_state.move_limit == 0
+    assert room.online_state.move_deadline is None
+
+
+def test_nobody_plays_themself_or_a_practice_board_online() -> None:
+    def start(seats: list[tuple[str, str]], mode: str = "classic") -> object:
+        return lambda: online.new_online_game(seats, mode=mode, overlap="", via="room", move_limit=120, grace=90)
+
+    assert reason(start([(ANN, "Ann"), (ANN, "Ann")])) == "bad_setup"
+    assert reason(start([(ANN, "Ann"), (BOB, "Bob")], "practice_3x3")) == "bad_setup"
+    assert reason(start([(ANN, "<i>"), (BOB, "Bob")])) == "bad_name"
+
+
+def test_each_player_acts_only_for_their_own_seat_and_a_third_device_not_at_all() -> None:
+    game, record = online_game(first=1)
+    edge = Draw(edge_from_json(["h", 0, 0]))
+    assert authorize(record, game, Person(ANN), edge) == 1
+    assert reason(lambda: authorize(record, game, Person(BOB), edge)) == "not_your_turn"
+    assert reason(lambda: authorize(record, game, Person(EVE), edge)) == "not_your_game"
+
+
+def test_the_record_round_trips_with_what_the_server_keeps_online() -> None:
+    _, record = online_game()
+    assert record.online_state is not None
+    record.online_state.rematch = [True, False]
+    again = GameRecord.from_json(record.to_json())
+    assert again == record and again.online_state is not record.online_state
+
+
+# --- running out, going away, leaving ----------------------------------------------------------
+
+
+def test_a_player_who_lets_the_move_limit_run_out_loses_the_game() -> None:
+    game, record = online_game(first=2)
+    assert record.online_state is not None and record.online_state.move_deadline is not None
+    deadline = record.online_state.move_deadline
+    online.set_connected(record, 1, True, deadline - 100)
+    online.set_connected(record, 2, True, deadline - 100)
+    assert online.due_forfeit(game, record, deadline - 0.01) is None
+    assert online.due_forfeit(game, record, deadline) == (2, "move_limit")
+    assert online.forfeit(game, record, 2, "move_limit") == {"forfeit": "move_limit", "by": 2}
+    assert game.over and game.winner == 1 and game.resigned == 2
+    assert record.next_deadline() is None  # nothing runs out in a finished game
+
+
+def test_every_move_starts_the_limit_again() -> None:
+    game, record = online_game(first=1, mode="standard")
+    assert record.online_state is not None
+    game.apply(Draw(edge_from_json(["h", 0, 0])))
+    online.restart_move_limit(game, record, 1000.0)
+    assert record.online_state.move_deadline == 1120.0
+
+
+def test_a_player_who_is_away_past_the_grace_loses_and_one_back_in_time_does_not() -> None:
+    game, record = online_game("room")
+    online.set_connected(record, 1, True, 0.0)
+    online.set_connected(record, 2, True, 0.0)
+    assert record.next_deadline() is None  # a room game with both players here: nothing runs
+    assert online.set_connected(record, 2, False, 100.0)
+    assert not online.set_connected(record, 2, False, 150.0)  # still away: the grace does not restart
+    assert record.next_deadline() == 190.0
+    assert online.view(record, game, 130.0)["away_remaining_ms"] == [None, 60_000]  # type: ignore[index]
+    assert online.set_connected(record, 2, True, 180.0)
+    assert online.due_forfeit(game, record, 200.0) is None
+    online.set_connected(record, 2, False, 300.0)
+    assert online.due_forfeit(game, record, 390.0) == (2, "away")
+
+
+def test_a_player_who_never_connects_is_away_from_the_start() -> None:
+    game, record = online_game("room")
+    assert online.view(record, game, record.created)["connected"] == [False, False]  # type: ignore[index]
+    assert record.next_deadline() == record.created + 90
+
+
+def test_leaving_a_running_game_gives_it_to_the_other_player() -> None:
+    game, record = online_game()
+    online.forfeit(game, record, 1, "left")
+    view = online.view(record, game, 0.0)
+    assert game.winner == 2 and view is not None and view["forfeit"] == {"player": 1, "reason": "left"}
+
+
+# --- rematch ------------------------------------------------------------------------------------
+
+
+def test_a_rematch_starts_when_both_asked_and_the_player_who_went_second_goes_first() -> None:
+    game, record = online_game(first=1)
+    assert reason(lambda: online.ask_rematch(game, record, 1, True)) == "not_over"
+    online.forfeit(game, record, 2, "left")
+    online.ask_rematch(game, record, 1, True)
+    assert not online.both_asked(record)
+    assert online.ask_rematch(game, record, 2, True) == {"rematch": True, "by": 2}
+    assert online.both_asked(record)
+    next_game, next_record = online.rematch_game(game, record)
+    assert next_game.first == 2 and next_game.to_move == 2
+    assert [s.name for s in next_record.seats] == ["Ann", "Bob"] and next_record.online == "find_match"
+    assert next_game.mode is not None and next_game.mode.id == "classic"
+
+
+def test_a_declined_rematch_is_over() -> None:
+    game, record = online_game()
+    online.forfeit(game, record, 1, "move_limit")
+    online.ask_rematch(game, record, 2, True)
+    online.ask_rematch(game, record, 1, False)
+    assert record.online_state is not None and record.online_state.declined == 1
+    assert reason(lambda: online.ask_rematch(game, record, 2, True)) == "rematch_over"
+
+
+def test_only_online_games_have_a_rematch() -> None:
+    from boxedin.engine.service.setup import new_game
+
+    game, record = new_game(ANN, mode="classic", opponent="local")
+    assert online.view(record, game, 0.0) is None
+    assert reason(lambda: online.online_state(record)) == "not_online"
