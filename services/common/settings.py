@@ -79,6 +79,11 @@ class Settings(BaseSettings):
     # long a player who is away has to come back. Shortened only by tests.
     move_limit_seconds: int = Field(default=120, ge=1)
     online_grace_seconds: int = Field(default=90, ge=1)
+    # Gateways vouch for their players' connections to online games (and keep their Find Match
+    # places) every online_keep_seconds; a connected player nobody vouched for in
+    # online_lease_seconds (their gateway died) is away from then on.
+    online_keep_seconds: float = Field(default=10.0, gt=0)
+    online_lease_seconds: float = Field(default=30.0, gt=0)
     # Attempts to join a room a minute, per device and per client address (a household or a
     # school shares one), so room codes cannot be found by trying.
     join_tries_per_device: int = Field(default=10, ge=1)

@@ -54,7 +54,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
         matchmaker = matchmaker_pb2_grpc.MatchmakerStub(matchmaker_channel)
         presence_feed = PresenceFeed(matchmaker_pb2_grpc.PresenceStub(matchmaker_channel))
         presence_feed.start()
-        keeper = WaitingKeeper(matchmaker)
+        keeper = WaitingKeeper(matchmaker, engine_pb2_grpc.EngineStub(engine_channel), config.online_keep_seconds)
         keeper.start()
         app.state.backends = Backends(
             engine_pb2_grpc.EngineStub(engine_channel),

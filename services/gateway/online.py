@@ -1,7 +1,8 @@
 """What a gateway does for online play besides passing frames on: it pushes the presence figures
-to the connections on the online menu (about every 2 s, and only when they changed), and keeps
-the Find Match places of the connections that wait (a place not kept lapses, so a player whose
-connection or gateway died is never paired)."""
+to the connections on the online menu (about every 2 s, and only when they changed), keeps the
+Find Match places of the connections that wait (a place not kept lapses, so a player whose
+connection or gateway died is never paired), and vouches for the players connected to online
+games (a player nobody vouches for, because their gateway died, becomes away)."""
 
 from __future__ import annotations
 
@@ -13,14 +14,13 @@ from collections.abc import Awaitable, Callable
 import grpc
 
 from boxedin.common.metrics import PLAYERS_WAITING
-from boxedin.v1 import matchmaker_pb2, matchmaker_pb2_grpc
+from boxedin.v1 import engine_pb2, engine_pb2_grpc, matchmaker_pb2, matchmaker_pb2_grpc
 
 from . import outgoing
 
 log = logging.getLogger("boxedin.gateway.online")
 Send = Callable[[outgoing.PresenceFrame], Awaitable[None]]
 PRESENCE_SECONDS = 2.0
-KEEP_WAITING_SECONDS = 10.0
 
 
 def presence_frame(reply: matchmaker_pb2.PresenceReply) -> outgoing.PresenceFrame:
@@ -89,14 +89,21 @@ class PresenceFeed:
 
 
 class WaitingKeeper:
-    """Keeps the Find Match places of this gateway's waiting connections, in one call for all."""
+    """Keeps the Find Match places of this gateway's waiting connections, and the connections
+    of its players of online games, each in one call for all every few seconds."""
 
     def __init__(
-        self, matchmaker: matchmaker_pb2_grpc.MatchmakerAsyncStub, every_seconds: float = KEEP_WAITING_SECONDS
+        self,
+        matchmaker: matchmaker_pb2_grpc.MatchmakerAsyncStub,
+        engine: engine_pb2_grpc.EngineAsyncStub,
+        every_seconds: float = 10.0,
     ) -> None:
         self.matchmaker = matchmaker
+        self.engine = engine
         self.every_seconds = every_seconds
         self.devices: dict[str, int] = {}  # device token -> connections waiting
+        # A connection (any key) -> the online game it follows and its device token.
+        self.players: dict[object, tuple[str, str]] = {}
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -120,14 +127,27 @@ class WaitingKeeper:
         if self.devices[device] <= 0:
             del self.devices[device]
 
+    def keep_connected(self, connection: object, game_id: str, device: str) -> None:
+        self.players[connection] = (game_id, device)
+
+    def forget_connected(self, connection: object) -> None:
+        self.players.pop(connection, None)
+
     async def _run(self) -> None:
         while True:
             await asyncio.sleep(self.every_seconds)
-            if not self.devices:
-                continue
-            try:
-                await self.matchmaker.KeepWaiting(
-                    matchmaker_pb2.KeepWaitingRequest(devices=list(self.devices)), timeout=5
-                )
-            except grpc.RpcError as error:
-                log.warning("cannot keep the waiting players' places", extra={"error": error.code().name})
+            if self.devices:
+                try:
+                    request = matchmaker_pb2.KeepWaitingRequest(devices=list(self.devices))
+                    await self.matchmaker.KeepWaiting(request, timeout=5)
+                except grpc.RpcError as error:
+                    log.warning("cannot keep the waiting players' places", extra={"error": error.code().name})
+            if self.players:
+                players = [
+                    engine_pb2.ConnectedRequest(game_id=game_id, device=device, connected=True)
+                    for game_id, device in set(self.players.values())
+                ]
+                try:
+                    await self.engine.KeepConnected(engine_pb2.KeepConnectedRequest(players=players), timeout=10)
+                except grpc.RpcError as error:
+                    log.warning("cannot vouch for the online players", extra={"error": error.code().name})

@@ -75,6 +75,7 @@ class OnlinePlay:
                 await self.matchmaker.CancelFind(matchmaker_pb2.DeviceOnly(device=self.device), timeout=5)
 
     async def away(self, game_id: str) -> None:
+        self.keeper.forget_connected(self)
         with contextlib.suppress(grpc.RpcError):
             await self.engine.SetConnected(
                 engine_pb2.ConnectedRequest(game_id=game_id, device=self.hello_device, connected=False), timeout=5
@@ -85,6 +86,7 @@ class OnlinePlay:
         snapshot = await self.engine.SetConnected(
             engine_pb2.ConnectedRequest(game_id=game_id, device=self.hello_device, connected=True), timeout=5
         )
+        self.keeper.keep_connected(self, game_id, self.hello_device)
         await self.feed.sync_to(snapshot)
 
     async def _send_presence(self, frame: outgoing.PresenceFrame) -> None:

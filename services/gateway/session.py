@@ -148,6 +148,7 @@ class Session(OnlinePlay):
         """Stops following the game; when the connection ends, the game goes off screen (its
         move clock stands still)."""
         has_clock, online = self.feed.has_clock, self.feed.online
+        self.keeper.forget_connected(self)
         game_id = await self.feed.detach()
         if hide and game_id is not None and online and self.device:
             await self.away(game_id)

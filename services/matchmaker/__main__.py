@@ -13,6 +13,7 @@ from boxedin.common.redis_client import connect
 from boxedin.common.settings import settings
 from boxedin.v1 import engine_pb2_grpc, matchmaker_pb2_grpc
 
+from .queue import MatchQueue
 from .rooms import Rooms
 from .server import MatchmakerService, PresenceService
 
@@ -26,10 +27,13 @@ async def main() -> None:
     engine = engine_pb2_grpc.EngineStub(engine_channel)
 
     rooms = Rooms(client, keys, config.join_tries_per_device, config.join_tries_per_address)
+    # A waiting player's place lapses after three of the gateways' rounds of keeping it.
+    queue = MatchQueue(client, keys, 3 * config.online_keep_seconds)
 
     def add(server: grpc.aio.Server) -> None:
-        matchmaker_pb2_grpc.add_MatchmakerServicer_to_server(MatchmakerService(client, keys, engine, rooms), server)
-        matchmaker_pb2_grpc.add_PresenceServicer_to_server(PresenceService(client, keys, engine), server)
+        service = MatchmakerService(client, keys, engine, rooms, queue)
+        matchmaker_pb2_grpc.add_MatchmakerServicer_to_server(service, server)
+        matchmaker_pb2_grpc.add_PresenceServicer_to_server(PresenceService(client, keys, engine, queue), server)
 
     async def stop() -> None:
         await engine_channel.close()

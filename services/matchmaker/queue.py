@@ -13,7 +13,8 @@ import redis.asyncio as redis
 
 from boxedin.common.keys import Keys
 
-# A place not kept for this long is taken by nobody: its player is gone.
+# A place not kept for this long is taken by nobody: its player is gone (three of the gateways'
+# rounds of keeping, BOXEDIN_ONLINE_KEEP_SECONDS).
 LAPSE_SECONDS = 30.0
 
 # KEYS: waiting (mode -> entry), waiting devices (device -> mode).
@@ -97,9 +98,10 @@ def _now_ms() -> int:
 
 
 class MatchQueue:
-    def __init__(self, client: redis.Redis, keys: Keys) -> None:
+    def __init__(self, client: redis.Redis, keys: Keys, lapse_seconds: float = LAPSE_SECONDS) -> None:
         self.redis = client
         self.keys = keys
+        self.lapse_seconds = lapse_seconds
         self._find = client.register_script(_FIND)
         self._keep = client.register_script(_KEEP)
         self._cancel = client.register_script(_CANCEL)
@@ -113,7 +115,9 @@ class MatchQueue:
         """The player the device is paired with, or None when the device now waits in the mode
         (giving up any place it had in another)."""
         entry = f"{device}\t{name}\t{_now_ms()}"
-        paired, other = await self._find(keys=self._keys, args=[device, mode, entry, _now_ms(), LAPSE_SECONDS * 1000])
+        paired, other = await self._find(
+            keys=self._keys, args=[device, mode, entry, _now_ms(), round(self.lapse_seconds * 1000)]
+        )
         if not paired:
             return None
         text = other.decode()
@@ -141,5 +145,5 @@ class MatchQueue:
     async def modes_waiting(self) -> set[str]:
         """The modes somebody waits in now (places not kept lately are not counted)."""
         raw = cast("dict[bytes, bytes]", await self.redis.hgetall(self.keys.waiting()))
-        floor = _now_ms() - LAPSE_SECONDS * 1000
+        floor = _now_ms() - self.lapse_seconds * 1000
         return {mode.decode() for mode, entry in raw.items() if int(entry.rsplit(b"\t", 1)[1]) >= floor}

@@ -70,12 +70,17 @@ async def _guarded(context: grpc.aio.ServicerContext[_Request, _Reply], work: Aw
 
 class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
     def __init__(
-        self, client: redis.Redis, keys: Keys, engine: engine_pb2_grpc.EngineAsyncStub, rooms: Rooms | None = None
+        self,
+        client: redis.Redis,
+        keys: Keys,
+        engine: engine_pb2_grpc.EngineAsyncStub,
+        rooms: Rooms | None = None,
+        queue: MatchQueue | None = None,
     ) -> None:
         self.redis = client
         self.keys = keys
         self.engine = engine
-        self.queue = MatchQueue(client, keys)
+        self.queue = queue or MatchQueue(client, keys)
         self.rooms = rooms or Rooms(client, keys)
         self.popularity = Popularity(client, keys)
 
@@ -242,11 +247,13 @@ class PresenceService(matchmaker_pb2_grpc.PresenceServicer):
     """Numbers only: players online (the gateways' reports), and per mode whether somebody
     waits, the online games now (the engine's figures) and whether it is popular."""
 
-    def __init__(self, client: redis.Redis, keys: Keys, engine: engine_pb2_grpc.EngineAsyncStub) -> None:
+    def __init__(
+        self, client: redis.Redis, keys: Keys, engine: engine_pb2_grpc.EngineAsyncStub, queue: MatchQueue | None = None
+    ) -> None:
         self.redis = client
         self.keys = keys
         self.engine = engine
-        self.queue = MatchQueue(client, keys)
+        self.queue = queue or MatchQueue(client, keys)
         self.popularity = Popularity(client, keys)
         self._cached: tuple[float, matchmaker_pb2.PresenceReply] | None = None
 

@@ -13,7 +13,7 @@ import pytest
 import redis
 
 from boxedin.common.keys import Keys
-from boxedin.launcher import Stack
+from boxedin.launcher import Stack, free_port
 
 from stacks import make_stack
 from wsclient import Browser
@@ -73,6 +73,9 @@ def stack() -> Iterator[Stack]:
             # Every test player joins from 127.0.0.1: the limit per address is tested on its own
             # (test_matchmaking.py), the one per device here.
             "BOXEDIN_JOIN_TRIES_PER_ADDRESS": "1000",
+            # Gateways vouch for their players twice a second, and a word holds 2 s.
+            "BOXEDIN_ONLINE_KEEP_SECONDS": "0.5",
+            "BOXEDIN_ONLINE_LEASE_SECONDS": "2",
         },
     )
     try:
@@ -237,6 +240,24 @@ def test_a_player_away_past_the_grace_loses(url: str) -> None:
     bob.close()
     final = ann.wait_until(lambda state: state["over"], timeout=GRACE_SECONDS + 10)
     assert final["online"]["forfeit"] == {"player": 2, "reason": "away"} and final["winner"] == 1
+
+
+def test_a_player_whose_gateway_dies_is_away_and_loses_after_the_grace(stack: Stack, url: str) -> None:
+    port = free_port()
+    doomed = stack.start_gateway(port)
+    stack.wait_ready(port)
+    ann, bob = Player(url, "Ann"), Player(f"http://127.0.0.1:{port}", "Bob")
+    ann.enter()
+    bob.enter()
+    code = ann.request(type="create_room", mode=QUICK_MODE, name="Ann")["code"]
+    bob.request(type="join_room", code=code, name="Bob")
+    ann.wait_until(lambda state: state["online"]["connected"] == [True, True])
+    stack.kill_process(doomed)  # SIGKILL: the gateway says nothing to anyone
+    away = ann.wait_until(lambda state: state["online"]["connected"] == [True, False], timeout=10)
+    assert ann.updates[-1]["action"] == {"connected": False, "by": 2}
+    assert away["online"]["away_remaining_ms"][1] > 0
+    final = ann.wait_until(lambda state: state["over"], timeout=GRACE_SECONDS + 10)
+    assert final["online"]["forfeit"] == {"player": 2, "reason": "away"}
 
 
 def test_a_reconnect_with_the_last_seq_goes_on_where_it_was(url: str) -> None:

@@ -150,10 +150,11 @@ def test_a_player_who_is_away_past_the_grace_loses_and_one_back_in_time_does_not
     game, record = online_game("room")
     online.set_connected(record, 1, True, 0.0)
     online.set_connected(record, 2, True, 0.0)
-    assert record.next_deadline() is None  # a room game with both players here: nothing runs
+    assert record.next_deadline() == 30.0  # a room game with both here: only the gateways' word runs out
+    online.keep_connected(record, 1, 100.0)
     assert online.set_connected(record, 2, False, 100.0)
     assert not online.set_connected(record, 2, False, 150.0)  # still away: the grace does not restart
-    assert record.next_deadline() == 190.0
+    assert record.online_state is not None and record.online_state.away == [None, 190.0]
     assert online.view(record, game, 130.0)["away_remaining_ms"] == [None, 60_000]  # type: ignore[index]
     assert online.set_connected(record, 2, True, 180.0)
     assert online.due_forfeit(game, record, 200.0) is None
@@ -206,3 +207,17 @@ def test_only_online_games_have_a_rematch() -> None:
     game, record = new_game(ANN, mode="classic", opponent="local")
     assert online.view(record, game, 0.0) is None
     assert reason(lambda: online.online_state(record)) == "not_online"
+
+
+def test_a_connected_player_nobody_vouches_for_becomes_away() -> None:
+    game, record = online_game("room")
+    online.set_connected(record, 1, True, 0.0)
+    online.set_connected(record, 2, True, 0.0)
+    assert record.next_deadline() == 30.0  # the leases, renewed by the gateways
+    assert online.keep_connected(record, 1, 20.0)
+    assert online.lapsed_lease(game, record, 29.0) is None
+    assert online.lapsed_lease(game, record, 30.0) == 2  # Bob's gateway said nothing for 30 s
+    online.set_connected(record, 2, False, 30.0)
+    assert not online.keep_connected(record, 2, 31.0)  # an away player has no lease to keep
+    assert record.next_deadline() == 50.0  # Ann's lease; Bob's grace runs to 120
+    assert online.view(record, game, 30.0)["connected"] == [True, False]  # type: ignore[index]

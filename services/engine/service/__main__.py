@@ -23,6 +23,7 @@ async def main() -> None:
         GameStore(client, config.keys(), config.updates_kept),
         move_limit=config.move_limit_seconds,
         grace=config.online_grace_seconds,
+        lease=config.online_lease_seconds,
     )
     deadlines = DeadlineLoop(service, config.deadline_poll_seconds)
     deadlines.start()

@@ -25,7 +25,15 @@ VIAS = ("room", "find_match")
 
 
 def new_online_game(
-    seats: list[tuple[str, str]], *, mode: str, overlap: str, via: str, move_limit: int, grace: int, first: int = 0
+    seats: list[tuple[str, str]],
+    *,
+    mode: str,
+    overlap: str,
+    via: str,
+    move_limit: int,
+    grace: int,
+    lease: float = 30.0,
+    first: int = 0,
 ) -> tuple[Game, GameRecord]:
     """The game and record of an online game between two devices, ``seats`` (device hash, name)
     for seats 1 and 2; ``first`` 0 picks who moves first at random."""
@@ -50,6 +58,7 @@ def new_online_game(
     state = OnlineRecord(
         move_limit=move_limit if via == "find_match" else 0,
         grace=grace,
+        lease=lease,
         # Nobody is connected until their gateway says so: a player who never comes loses after
         # the grace, like one who went away.
         away=[now + grace, now + grace],
@@ -80,6 +89,7 @@ def rematch_game(game: Game, record: GameRecord) -> tuple[Game, GameRecord]:
         via=record.online or "room",
         move_limit=state.move_limit or 0,
         grace=state.grace,
+        lease=state.lease,
         first=3 - game.first,
     )
 
@@ -104,6 +114,7 @@ def settle_after_end(record: GameRecord) -> None:
     if state is not None:
         state.move_deadline = None
         state.away = [None, None]
+        state.leases = [None, None]
 
 
 def forfeit(game: Game, record: GameRecord, player: int, reason: ForfeitReason) -> dict[str, Any]:
@@ -132,12 +143,34 @@ def due_forfeit(game: Game, record: GameRecord, now: float) -> tuple[int, Forfei
 
 
 def set_connected(record: GameRecord, seat: int, connected: bool, now: float) -> bool:
-    """Marks a seat's connection; True when that changed anything."""
+    """Marks a seat's connection (a connected one holds a lease); True when the player came
+    back or went away."""
     state = online_state(record)
+    state.leases[seat - 1] = now + state.lease if connected else None
     if connected == (state.away[seat - 1] is None):
         return False
     state.away[seat - 1] = None if connected else now + state.grace
     return True
+
+
+def keep_connected(record: GameRecord, seat: int, now: float) -> bool:
+    """Renews a connected seat's lease; False when the player is away (nothing to keep)."""
+    state = online_state(record)
+    if state.away[seat - 1] is not None:
+        return False
+    state.leases[seat - 1] = now + state.lease
+    return True
+
+
+def lapsed_lease(game: Game, record: GameRecord, now: float) -> int | None:
+    """A connected seat whose lease ran out (nobody vouches for its connection any more)."""
+    state = record.online_state
+    if state is None or game.over:
+        return None
+    for seat, lease in enumerate(state.leases, start=1):
+        if lease is not None and lease <= now and state.away[seat - 1] is None:
+            return seat
+    return None
 
 
 def ask_rematch(game: Game, record: GameRecord, seat: int, want: bool) -> dict[str, Any]:

@@ -56,9 +56,13 @@ class OnlineRecord:
 
     move_limit: int = 0  # seconds per move, 0 for none
     grace: int = 90  # seconds an away player has to come back
+    lease: float = 30.0  # seconds a gateway's word that a player is connected holds
     move_deadline: float | None = None  # epoch seconds
     # Per seat: when an away player's grace runs out; None while connected.
     away: list[float | None] = field(default_factory=lambda: [None, None])
+    # Per seat: until when a connected player's gateway vouched for the connection; a lease
+    # that runs out (the gateway died) makes the player away.
+    leases: list[float | None] = field(default_factory=lambda: [None, None])
     forfeit_player: int | None = None
     forfeit_reason: ForfeitReason | None = None
     rematch: list[bool] = field(default_factory=lambda: [False, False])
@@ -66,7 +70,7 @@ class OnlineRecord:
     next_game: str | None = None
 
     def deadlines(self) -> list[float]:
-        return [moment for moment in (self.move_deadline, *self.away) if moment is not None]
+        return [moment for moment in (self.move_deadline, *self.away, *self.leases) if moment is not None]
 
 
 @dataclass(slots=True)
@@ -158,7 +162,9 @@ class GameRecord:
         copied = replace(self)
         if self.online_state is not None:
             state = self.online_state
-            copied.online_state = replace(state, away=list(state.away), rematch=list(state.rematch))
+            copied.online_state = replace(
+                state, away=list(state.away), leases=list(state.leases), rematch=list(state.rematch)
+            )
         return copied
 
 

@@ -125,11 +125,13 @@ def caller_of(request: engine_pb2.ActRequest) -> Caller:
 
 
 class EngineService(engine_pb2_grpc.EngineServicer):
-    def __init__(self, store: GameStore, *, move_limit: int = 120, grace: int = 90) -> None:
+    def __init__(self, store: GameStore, *, move_limit: int = 120, grace: int = 90, lease: float = 30.0) -> None:
         self.store = store
-        # Online games: the move limit of Find Match games and an away player's grace (seconds).
+        # Online games: the move limit of Find Match games, an away player's grace and how long
+        # a gateway's word that a player is connected holds (seconds).
         self.move_limit = move_limit
         self.grace = grace
+        self.lease = lease
         self.figures = FiguresLoop(store)
         # Decoded games by id, with the seq they stand at: consecutive actions on one game
         # skip replaying its record. An entry is taken out while an action uses it.
@@ -361,7 +363,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         if record.online_state is not None:
             online.restart_move_limit(game, record, now)
             # A player who acts is connected, whatever their last connection said.
-            record.online_state.away[seat - 1] = None
+            online.set_connected(record, seat, True, now)
             if game.over:
                 online.settle_after_end(record)
         snapshot = await self._commit(stored, game, action_json(action, game, mover), now, caller)
@@ -512,6 +514,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             via=request.via,
             move_limit=self.move_limit,
             grace=self.grace,
+            lease=self.lease,
         )
         return await self._start_online(new_game_id(), game, record)
 
@@ -576,6 +579,32 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         snapshot = await self._commit(stored, game, {"connected": request.connected, "by": seat}, now, None)
         snapshot.seat = seat
         return snapshot
+
+    async def KeepConnected(
+        self,
+        request: engine_pb2.KeepConnectedRequest,
+        context: grpc.aio.ServicerContext[engine_pb2.KeepConnectedRequest, engine_pb2.KeepConnectedReply],
+    ) -> engine_pb2.KeepConnectedReply:
+        return await self._guard(context, self._keep_connected(request))
+
+    async def _keep_connected(self, request: engine_pb2.KeepConnectedRequest) -> engine_pb2.KeepConnectedReply:
+        if len(request.players) > 10_000:
+            raise Refusal("malformed", "at most 10,000 players a call")
+        kept = 0
+        for player in request.players:
+            try:
+                stored, game, seat = await self._load_online(player.game_id, player.device)
+            except Refusal:
+                continue  # a game over, gone or not theirs: nothing to keep
+            now = time.time()
+            if game.over or not online.keep_connected(stored.record, seat, now):
+                continue
+            try:
+                # Not a change anyone sees: the record is renewed at the same seq.
+                kept += await self.store.touch(stored)
+            except redis.RedisError as exc:
+                raise Refusal("unavailable", "the game store cannot be reached") from exc
+        return engine_pb2.KeepConnectedReply(kept=kept)
 
     async def Leave(
         self,
@@ -646,6 +675,16 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         except Refusal:
             return False
         self._remember(game_id, stored.seq, game)
+        lapsed = online.lapsed_lease(game, stored.record, time.time())
+        if lapsed is not None:
+            # Nobody vouches for the player's connection any more: they are away from now on.
+            online.set_connected(stored.record, lapsed, False, time.time())
+            try:
+                await self._commit(stored, game, {"connected": False, "by": lapsed}, time.time(), CLOCK)
+                return True
+            except Refusal as refusal:
+                log.info("lapsed connection not applied", extra={"game": game_id, "reason": refusal.reason})
+                return False
         due = online.due_forfeit(game, stored.record, time.time())
         if due is not None:
             player, reason = due

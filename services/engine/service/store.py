@@ -75,6 +75,17 @@ if ARGV[3] == '' then redis.call('ZREM', KEYS[2], ARGV[2]) else redis.call('ZADD
 return 1
 """
 
+# A record renewed without a change anyone sees (a connection's lease): only while the game
+# stands at that seq, with its next deadline. KEYS: game hash, deadline set. ARGV: seq, record,
+# game id, deadline ms ('' none).
+_TOUCH = """
+local current = redis.call('HGET', KEYS[1], 'seq')
+if current == false or tonumber(current) ~= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'record', ARGV[2])
+if ARGV[4] == '' then redis.call('ZREM', KEYS[2], ARGV[3]) else redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3]) end
+return 1
+"""
+
 # Claims the deadlines due by now: each one's score moves a lease into the future, so exactly
 # one caller gets it, and a caller that dies before applying it leaves it to be claimed again.
 # KEYS: deadline set. ARGV: now ms, lease ms, most to claim.
@@ -141,6 +152,7 @@ class GameStore:
         self.updates_kept = updates_kept
         self._commit = client.register_script(_COMMIT)
         self._sync_deadline = client.register_script(_SYNC_DEADLINE)
+        self._touch = client.register_script(_TOUCH)
         self._claim_due = client.register_script(_CLAIM_DUE)
         self._delete_game = client.register_script(_DELETE_GAME)
         self._forget_saved = client.register_script(_FORGET_SAVED)
@@ -259,6 +271,17 @@ class GameStore:
         await self._sync_deadline(
             keys=[game_key, deadlines_key], args=[stored.seq, stored.game_id, _ms(stored.record.next_deadline())]
         )
+
+    async def touch(self, stored: StoredGame) -> int:
+        """Stores a record renewed at the same seq (1), unless the game moved on meanwhile (0)."""
+        game_key, _, _, deadlines_key, *_ = self._game_keys(stored.game_id)
+        args: list[str | int] = [
+            stored.seq,
+            stored.record.to_json(),
+            stored.game_id,
+            _ms(stored.record.next_deadline()),
+        ]
+        return int(await self._touch(keys=[game_key, deadlines_key], args=args))
 
     # --- figures -------------------------------------------------------------------------------
 
