@@ -65,4 +65,11 @@ ONLINE_GAMES_STARTED = Counter(
     "boxedin_online_games_started_total", "Online games the matchmaker started, by mode and how the players met",
     ["mode", "via"],
 )  # fmt: skip
-PLAYERS_WAITING = Gauge("boxedin_find_match_waiting", "Connections of this gateway waiting in Find Match")
+FIND_MATCH_WAITING = Gauge(
+    "boxedin_find_match_waiting", "Players waiting in Find Match by mode (0 or 1: at most one waits)", ["mode"]
+)
+PAIRING_TIME = Histogram(
+    "boxedin_pairing_seconds",
+    "Find Match: from a player's find_match frame to their game, as their gateway saw it",
+    buckets=(0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300),
+)

@@ -13,7 +13,6 @@ from collections.abc import Awaitable, Callable
 
 import grpc
 
-from boxedin.common.metrics import PLAYERS_WAITING
 from boxedin.v1 import engine_pb2, engine_pb2_grpc, matchmaker_pb2, matchmaker_pb2_grpc
 
 from . import outgoing
@@ -117,12 +116,10 @@ class WaitingKeeper:
 
     def add(self, device: str) -> None:
         self.devices[device] = self.devices.get(device, 0) + 1
-        PLAYERS_WAITING.inc()
 
     def discard(self, device: str) -> None:
         if device not in self.devices:
             return
-        PLAYERS_WAITING.dec()
         self.devices[device] -= 1
         if self.devices[device] <= 0:
             del self.devices[device]

@@ -14,6 +14,7 @@ import grpc
 from fastapi import WebSocket
 
 from boxedin.common.devices import device_hash
+from boxedin.common.metrics import PAIRING_TIME
 from boxedin.common.reasons import Refusal
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc, matchmaker_pb2, matchmaker_pb2_grpc
 
@@ -49,6 +50,7 @@ class OnlinePlay:
     # Set once the device said hello: the hash its games and matches are known by.
     _device_hash: str | None = None
     _waiting = False
+    _waiting_since = 0.0  # when the device asked Find Match (time.monotonic)
     _on_menu = False
 
     @property
@@ -102,6 +104,9 @@ class OnlinePlay:
     async def _enter(self, game_id: str, via: str, reply_to: Any = None) -> None:
         """Follows an online game the device plays: ``matched`` (which seat is whose), then
         its state, and the player counts as connected."""
+        if via == "find_match" and self._waiting_since:
+            PAIRING_TIME.observe(time.monotonic() - self._waiting_since)
+        self._waiting_since = 0.0
         self._stop_waiting()
         snapshot = await self.engine.GetGame(
             engine_pb2.GetGameRequest(game_id=game_id, device=self.hello_device), timeout=5
@@ -147,9 +152,12 @@ class OnlinePlay:
             await self._enter(status.game_id, snapshot.facts.via or "room")
 
     async def on_find_match(self, frame: frames.FindMatch) -> None:
+        asked = time.monotonic()
         reply = await self.matchmaker.FindMatch(
             matchmaker_pb2.FindMatchRequest(device=self.hello_device, name=frame.name, mode=frame.mode), timeout=10
         )
+        # Pairing time counts from the first ask of a search (asking again in another mode goes on).
+        self._waiting_since = self._waiting_since or asked
         if reply.match.game_id:
             await self._enter(reply.match.game_id, "find_match", reply_to=frame.id)
             return
@@ -161,6 +169,7 @@ class OnlinePlay:
     async def on_cancel_match(self, frame: frames.CancelMatch) -> None:
         reply = await self.matchmaker.CancelFind(matchmaker_pb2.DeviceOnly(device=self.hello_device), timeout=5)
         self._stop_waiting()
+        self._waiting_since = 0.0
         await self.send(outgoing.MatchCancelled.build(reply.cancelled, reply_to=frame.id))
 
     async def on_create_room(self, frame: frames.CreateRoom) -> None:

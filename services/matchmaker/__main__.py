@@ -13,9 +13,10 @@ from boxedin.common.redis_client import connect
 from boxedin.common.settings import settings
 from boxedin.v1 import engine_pb2_grpc, matchmaker_pb2_grpc
 
+from .figures import WaitingFigures
 from .queue import MatchQueue
 from .rooms import Rooms
-from .server import MatchmakerService, PresenceService
+from .server import ONLINE_MODES, MatchmakerService, PresenceService
 
 
 async def main() -> None:
@@ -29,6 +30,8 @@ async def main() -> None:
     rooms = Rooms(client, keys, config.join_tries_per_device, config.join_tries_per_address)
     # A waiting player's place lapses after three of the gateways' rounds of keeping it.
     queue = MatchQueue(client, keys, 3 * config.online_keep_seconds)
+    figures = WaitingFigures(queue, ONLINE_MODES)
+    figures.start()
 
     def add(server: grpc.aio.Server) -> None:
         service = MatchmakerService(client, keys, engine, rooms, queue)
@@ -36,6 +39,7 @@ async def main() -> None:
         matchmaker_pb2_grpc.add_PresenceServicer_to_server(PresenceService(client, keys, engine, queue), server)
 
     async def stop() -> None:
+        await figures.stop()
         await engine_channel.close()
         await client.aclose()
 
