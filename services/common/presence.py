@@ -14,7 +14,7 @@ from .keys import Keys
 
 # A gateway reports every REPORT_SECONDS; a report not renewed for LAPSE_SECONDS is dropped.
 REPORT_SECONDS = 3.0
-LAPSE_SECONDS = 10.0
+LAPSE_SECONDS = 6.0
 
 
 async def report(client: redis.Redis, keys: Keys, gateway: str, devices: int) -> None:

@@ -50,6 +50,7 @@ class OnlinePlay:
     # Set once the device said hello: the hash its games and matches are known by.
     _device_hash: str | None = None
     _waiting = False
+    _asking = False
     _waiting_since = 0.0  # when the device asked Find Match (time.monotonic)
     _on_menu = False
 
@@ -85,10 +86,11 @@ class OnlinePlay:
 
     async def back(self, game_id: str) -> None:
         """The device's player is here for its online game."""
+        # Vouched for first: even if this call fails, the keeper's next round says it is here.
+        self.keeper.keep_connected(self, game_id, self.hello_device)
         snapshot = await self.engine.SetConnected(
             engine_pb2.ConnectedRequest(game_id=game_id, device=self.hello_device, connected=True), timeout=5
         )
-        self.keeper.keep_connected(self, game_id, self.hello_device)
         await self.feed.sync_to(snapshot)
 
     async def _send_presence(self, frame: outgoing.PresenceFrame) -> None:
@@ -118,7 +120,7 @@ class OnlinePlay:
 
     async def _match_started(self, started: matchmaker_pb2.MatchStarted) -> None:
         """A game of this device started through another connection (the one that joined it)."""
-        if started.game_id != self.feed.game_id:
+        if started.game_id != self.feed.game_id and not self._asking:
             await self._enter(started.game_id, started.via)
 
     async def _next_game(self, game_id: str) -> None:
@@ -152,6 +154,13 @@ class OnlinePlay:
             await self._enter(status.game_id, snapshot.facts.via or "room")
 
     async def on_find_match(self, frame: frames.FindMatch) -> None:
+        self._asking = True
+        try:
+            await self._find_match(frame)
+        finally:
+            self._asking = False
+
+    async def _find_match(self, frame: frames.FindMatch) -> None:
         asked = time.monotonic()
         reply = await self.matchmaker.FindMatch(
             matchmaker_pb2.FindMatchRequest(device=self.hello_device, name=frame.name, mode=frame.mode), timeout=10
@@ -185,6 +194,13 @@ class OnlinePlay:
         await self.send(outgoing.RoomClosed.build(room.code or None, reply_to=frame.id))
 
     async def on_join_room(self, frame: frames.JoinRoom) -> None:
+        self._asking = True
+        try:
+            await self._join_room(frame)
+        finally:
+            self._asking = False
+
+    async def _join_room(self, frame: frames.JoinRoom) -> None:
         address = self.ws.client.host if self.ws.client is not None else ""
         started = await self.matchmaker.JoinRoom(
             matchmaker_pb2.JoinRoomRequest(device=self.hello_device, name=frame.name, code=frame.code, address=address),

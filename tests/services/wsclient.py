@@ -31,6 +31,9 @@ class Browser:
         self.seq = -1
         self.errors: list[dict[str, Any]] = []
         self.updates: list[dict[str, Any]] = []
+        # Online play: every presence frame and every `matched`, in the order they came.
+        self.presence: list[dict[str, Any]] = []
+        self.matched: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
 
     def close(self) -> None:
@@ -65,6 +68,10 @@ class Browser:
             self.updates.append(frame)
         elif kind == "error":
             self.errors.append(frame)
+        elif kind == "presence":
+            self.presence.append(frame)
+        elif kind == "matched":
+            self.matched.append(frame)
 
     def request(self, timeout: float = 15, **frame: Any) -> dict[str, Any]:
         """Sends a frame and returns the reply to it (updates meanwhile are applied)."""
@@ -141,3 +148,48 @@ class Browser:
                 self.receive(max(0.1, deadline - time.monotonic()))
         assert self.state is not None
         return self.state
+
+    # --- online play -------------------------------------------------------------------------
+
+    def open_online_menu(self) -> dict[str, Any]:
+        """Comes to the online menu (the server pushes presence from now on); returns the
+        `online_status` reply."""
+        reply = self.request(type="online_menu", open=True)
+        if reply["type"] != "online_status":
+            raise ProtocolBroken(f"online_menu answered with {reply}")
+        return reply
+
+    def wait_presence(self, predicate: Any, timeout: float = 15) -> dict[str, Any]:
+        """Receives until a presence frame (the last one received, or one that comes) meets
+        ``predicate``; returns it."""
+        deadline = time.monotonic() + timeout
+        while not (self.presence and predicate(self.presence[-1])):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                last = self.presence[-1] if self.presence else None
+                raise ProtocolBroken(f"no presence frame as awaited within {timeout:.0f} s; the last: {last}")
+            try:
+                self.receive(left)
+            except TimeoutError:
+                continue
+        return self.presence[-1]
+
+    def find_match(self, mode: str, name: str) -> dict[str, Any]:
+        """Looks for a game: `match_waiting`, or `matched` when somebody was waiting (its
+        state is then received too)."""
+        reply = self.request(type="find_match", mode=mode, name=name)
+        if reply["type"] == "matched":
+            self.wait_until(lambda state: state["game"] == reply["game"], timeout=15)
+        elif reply["type"] != "match_waiting":
+            raise ProtocolBroken(f"find_match answered with {reply}")
+        return reply
+
+    def wait_matched(self, timeout: float = 15) -> dict[str, Any]:
+        """Waits for the `matched` of a game this device waited for, and its state."""
+        deadline = time.monotonic() + timeout
+        while not self.matched:
+            if time.monotonic() > deadline:
+                raise ProtocolBroken("no `matched` came")
+            self.receive(max(0.1, deadline - time.monotonic()))
+        game = self.matched[-1]["game"]
+        return self.wait_until(lambda state: state["game"] == game, max(0.1, deadline - time.monotonic()))

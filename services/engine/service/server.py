@@ -37,6 +37,7 @@ from .setup import new_game, new_game_id
 from .state import game_state, summary, to_json, update_frame
 from .store import Commit, GameStore, StoredGame
 
+CONNECTED_ATTEMPTS = 5
 log = logging.getLogger("boxedin.engine")
 Actor = common_pb2.Actor
 _CACHED_GAMES = 2048
@@ -572,13 +573,20 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         return await self._guard(context, self._connected(request))
 
     async def _connected(self, request: engine_pb2.ConnectedRequest) -> common_pb2.GameSnapshot:
-        stored, game, seat = await self._load_online(request.game_id, request.device)
-        now = time.time()
-        if game.over or not online.set_connected(stored.record, seat, request.connected, now):
-            return self._read(stored, game, seat)
-        snapshot = await self._commit(stored, game, {"connected": request.connected, "by": seat}, now, None)
-        snapshot.seat = seat
-        return snapshot
+        for attempt in range(CONNECTED_ATTEMPTS):
+            stored, game, seat = await self._load_online(request.game_id, request.device)
+            now = time.time()
+            if game.over or not online.set_connected(stored.record, seat, request.connected, now):
+                return self._read(stored, game, seat)
+            try:
+                snapshot = await self._commit(stored, game, {"connected": request.connected, "by": seat}, now, None)
+            except Refusal as refusal:
+                if refusal.reason != "busy" or attempt == CONNECTED_ATTEMPTS - 1:
+                    raise
+                continue
+            snapshot.seat = seat
+            return snapshot
+        raise AssertionError("unreachable")
 
     async def KeepConnected(
         self,
