@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page
@@ -102,3 +103,25 @@ def play_to_end(page: Page, *, max_steps: int = 600, timeout: float = 90.0) -> d
         assert time.monotonic() < deadline, "the game took too long"
         play_human_turn(page, g)
     raise AssertionError("the game did not end")
+
+
+AXE = Path(__file__).resolve().parents[2] / "web" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def axe_violations(page: Page, include: str | None = None) -> list[str]:
+    """What axe-core (web/node_modules) finds against WCAG 2 A and AA on the page (or the part
+    ``include`` selects), one line per rule with the elements it names."""
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    result = page.evaluate(
+        """async (include) => {
+            const r = await window.axe.run(include ? { include: [include] } : document, {
+                runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
+                resultTypes: ["violations"],
+            });
+            const where = (v) => v.nodes.map((n) => n.target.join(" ")).join(", ");
+            return r.violations.map((v) => `${v.id} (${v.impact}): ${where(v)}`);
+        }""",
+        include,
+    )
+    return list(result)

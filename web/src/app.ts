@@ -5,10 +5,11 @@ import {
   effectiveDark, firstForServer, loadSettings, paletteVars, saveSettings, type KeyValueStore, type Settings,
 } from "./settings";
 import { h, toast } from "./dom";
-import type { GameState, Level, NewGameOptions, SavedSummary, StatsFrame } from "./types";
+import type { GameState, Level, NewGameOptions, PresenceFrame, SavedSummary, StatsFrame } from "./types";
+import { loadName, noteFinished, saveName } from "./online";
 import { loadMenuChoices, saveMenuChoices, type MenuChoices, type PracticeChoices, loadPracticeChoices, savePracticeChoices } from "./choices";
 
-export type ScreenName = "menu" | "game" | "settings" | "help" | "practice-setup" | StatsScreenName;
+export type ScreenName = "menu" | "game" | "settings" | "help" | "practice-setup" | "online" | StatsScreenName;
 export type StatsScreenName = "statistics" | "achievements" | "leaderboard";
 
 export interface Screen {
@@ -39,6 +40,12 @@ export class App {
   stats: StatsFrame | null = null;
   /** Where the back arrow of a statistics screen leads. */
   statsBack: Partial<Record<StatsScreenName, ScreenName>> = {};
+  /** The player's name in online games (kept on the device), null before it is chosen. */
+  onlineName: string | null;
+  /** The last presence figures the server pushed (shown at once when the online menu opens). */
+  presence: PresenceFrame | null = null;
+  /** Ids of requests whose errors a screen shows itself (no toast). */
+  readonly claimed = new Set<string>();
   private screen: Screen | null = null;
   private readonly root: HTMLElement;
   private readonly banner: HTMLElement;
@@ -51,6 +58,7 @@ export class App {
     this.settings = loadSettings(this.store);
     this.menu = loadMenuChoices(this.store);
     this.practice = loadPracticeChoices(this.store);
+    this.onlineName = loadName(this.store);
     this.applySettings();
     this.media?.addEventListener?.("change", () => this.applySettings());
 
@@ -74,11 +82,29 @@ export class App {
       stats: (frame) => {
         this.stats = frame;
       },
-      error: (code, message) => {
+      error: (code, message, replyTo) => {
         if (code === "busy" || code === "stale") return;
+        if (replyTo !== undefined && this.claimed.has(String(replyTo))) return;
         toast(message || code);
       },
+      online: (frame) => {
+        if (frame.type === "presence") this.presence = frame;
+        if (frame.type !== "matched") return;
+        // An online game started (or the device has one running): it goes on screen at once.
+        if (this.screenName === "game" && this.conn.game?.game === frame.game) return;
+        this.pendingStart = null;
+        this.show("game");
+      },
+      game: (g) => {
+        // The device keeps count of the online games it finished, per mode (Your most played).
+        if (g.opponent === "online" && g.over) noteFinished(this.store, g.game, g.mode);
+      },
     });
+  }
+
+  setOnlineName(name: string): void {
+    this.onlineName = name;
+    saveName(this.store, name);
   }
 
   register(name: ScreenName, factory: ScreenFactory): void {
@@ -215,8 +241,9 @@ export class App {
 
   /** The saved-game summary of a game on screen that is not over (the server saves every move). */
   noteSavedFrom(g: GameState | null): void {
-    // A practice game is kept apart on the server: it never becomes the saved game.
-    if (!g || g.mode.startsWith("practice_")) return;
+    // A practice game is kept apart on the server, and an online game is never saved on the
+    // device: neither becomes the saved game.
+    if (!g || g.mode.startsWith("practice_") || g.opponent === "online") return;
     if (g.over) {
       if (this.saved?.game === g.game) this.saved = null;
       return;

@@ -1,4 +1,4 @@
-// The game screen, for games against the AI, local games and practice games.
+// The game screen, for games against the AI, local games, practice games and online games.
 
 import type { App, Screen } from "./app";
 import { BoardView } from "./board";
@@ -7,11 +7,11 @@ import { randomSeed } from "./choices";
 import { h, modal, toast, vibrate } from "./dom";
 import { edgeCount } from "./geometry";
 import {
-  DEAD_EDGES_NOTE, OPEN_EDGES_NOTE, STANDARD_NOTE, clockText, diceLabel, historyLine, isHumanTurn,
-  resultTitle, statusText,
+  DEAD_EDGES_NOTE, OPEN_EDGES_NOTE, STANDARD_NOTE, awayText, clockText, diceLabel, forfeitLine, historyLine,
+  isHumanTurn, moveLimitText, rematchLine, rematchStatus, resultTitle, statusText,
 } from "./texts";
 import { resultExtras, type ResultExtras } from "./stats";
-import { edgeKey, type EdgeRef, type GameState, type HistoryEntry } from "./types";
+import { edgeKey, type EdgeRef, type GameState, type HistoryEntry, type PlayerNo } from "./types";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -58,6 +58,25 @@ export function mountGame(app: App, root: HTMLElement): Screen {
   let extrasBox: { game: string; el: HTMLElement } | null = null;
   const offs: (() => void)[] = [];
   const practice = () => !!game && (game.opponent === "practice" || game.mode.startsWith("practice_"));
+  // An online game: the device plays one seat (from `matched`), the other player another device.
+  const online = () => !!game && game.opponent === "online";
+  const me = (): PlayerNo => app.conn.online?.seat ?? 1;
+  const opp = (): PlayerNo => (me() === 1 ? 2 : 1);
+  /** Whether the viewer may act: a person to move, and in an online game the viewer's own seat. */
+  const myTurn = (g: GameState) => isHumanTurn(g) && (g.opponent !== "online" || g.to_move === me());
+  // The online game's timers, counted down here from the server's figures of the last frame.
+  let moveDeadline: number | null = null;
+  let awayDeadline: number | null = null;
+  // Since when each player is away (by the frames), to show it only once it lasts: a game starts
+  // with both players not yet connected, and a dropped socket is often back within a moment.
+  let awaySince: [number | null, number | null] = [null, null];
+  const AWAY_SHOWN_AFTER_MS = 1000;
+  /** Whether to show the other player as away (the viewer's own connection is the banner's). */
+  const shownAway = (g: GameState, p: PlayerNo) => {
+    const since = awaySince[p - 1];
+    return g.opponent === "online" && !g.over && p !== me() && since !== null && performance.now() - since >= AWAY_SHOWN_AFTER_MS;
+  };
+  let onlineResult: { game: string; dlg: HTMLDialogElement; refresh(g: GameState): void } | null = null;
 
   // --- layout ---------------------------------------------------------------------------------
   const backBtn = h("button", { type: "button", class: "icon-btn", "aria-label": "Back to menu (the game is saved)" }, "←");
@@ -73,6 +92,8 @@ export function mountGame(app: App, root: HTMLElement): Screen {
       { class: `score-card p${p}`, "data-player": String(p) },
       markIcon(p as 1 | 2),
       h("span", { class: "score-name" }, p === 1 ? "Player 1" : "Player 2"),
+      h("span", { class: "you-tag", hidden: true }, "You"),
+      h("span", { class: "away-tag", hidden: true }, "Away"),
       h("span", { class: "score-points" }, "0"),
       h("span", { class: "turn-label", hidden: true }, "TURN"),
     ),
@@ -101,6 +122,10 @@ export function mountGame(app: App, root: HTMLElement): Screen {
   });
   const overlay = h("div", { class: "board-overlay", hidden: true });
   const boardWrap = h("div", { class: "board-wrap" }, board.root, overlay);
+  // Online games: the move limit under the board, and the other player's connection.
+  const moveLimit = h("p", { class: "move-limit", role: "timer", "aria-label": "Time left for the move", hidden: true });
+  const awayLine = h("p", { class: "away-line", role: "status", hidden: true });
+  const onlineBar = h("div", { class: "online-bar" }, moveLimit, awayLine);
 
   const status = h("p", { class: "status", role: "status", "aria-live": "polite" }, "Starting the game…");
   const deadNote = h("p", { class: "dead-note", hidden: true }, DEAD_EDGES_NOTE);
@@ -140,7 +165,7 @@ export function mountGame(app: App, root: HTMLElement): Screen {
   );
 
   const panel = h("section", { class: "control-panel", "aria-label": "Controls" }, status, deadNote, turnControls, practicePanel, afterBar);
-  const main = h("div", { class: "board-column" }, scores, boardWrap);
+  const main = h("div", { class: "board-column" }, scores, boardWrap, onlineBar);
   const body = h("div", { class: "game-body" });
   if (app.settings.controls === "right") body.append(main, panel);
   else body.append(panel, main);
@@ -152,8 +177,10 @@ export function mountGame(app: App, root: HTMLElement): Screen {
     if (!game) return;
     const g = game;
     const prac = practice();
+    const onl = online();
     screen.classList.toggle("is-practice", prac);
-    const human = isHumanTurn(g);
+    screen.classList.toggle("is-online", onl);
+    const human = myTurn(g);
     const canAct = human && app.conn.isOpen && !paused;
     title.textContent = prac
       ? `${modeName(g.mode)} · seed “${g.seed ?? ""}”`
@@ -163,12 +190,15 @@ export function mountGame(app: App, root: HTMLElement): Screen {
 
     cards.forEach((card, i) => {
       const p = (i + 1) as 1 | 2;
+      // Names are text, never markup: in online games the other player chose theirs.
       (card.querySelector(".score-name") as HTMLElement).textContent = g.players[i].name;
       (card.querySelector(".score-points") as HTMLElement).textContent = String(g.scores[i]);
       const turn = !g.over && g.to_move === p;
+      const mine = onl && p === me();
       card.classList.toggle("turn", turn);
       (card.querySelector(".turn-label") as HTMLElement).hidden = !turn;
-      card.setAttribute("aria-label", `${g.players[i].name}: ${g.scores[i]} points${turn ? ", to move" : ""}`);
+      (card.querySelector(".you-tag") as HTMLElement).hidden = !mine;
+      card.dataset.label = `${g.players[i].name}${mine ? " (you)" : ""}: ${g.scores[i]} points${turn ? ", to move" : ""}`;
     });
     const a = Math.max(0, g.scores[0]);
     const b = Math.max(0, g.scores[1]);
@@ -177,7 +207,7 @@ export function mountGame(app: App, root: HTMLElement): Screen {
     scoreBar.classList.toggle("empty", a + b === 0);
     scoreBar.setAttribute("aria-label", `Score ${g.scores[0]} to ${g.scores[1]}`);
 
-    status.textContent = statusText(g);
+    status.textContent = statusText(g, onl ? me() : undefined);
     deadNote.hidden = g.dead_edges.length === 0 || g.over;
 
     board.render(g, {
@@ -198,7 +228,7 @@ export function mountGame(app: App, root: HTMLElement): Screen {
       rollBtn.disabled = !(canAct && g.phase === "roll");
       endBtn.disabled = !(canAct && g.can_end_turn);
     }
-    undoRow.hidden = g.clock > 0;
+    undoRow.hidden = g.clock > 0 || onl; // no Undo online: an edge counts the moment it is drawn
     undoBtn.disabled = !(canAct && g.can_undo);
     standardNote.hidden = g.die !== null;
 
@@ -215,9 +245,12 @@ export function mountGame(app: App, root: HTMLElement): Screen {
       renderPreview();
     }
     afterBar.hidden = !(g.over && !resultOpen && resultSeenFor === g.game);
-    againBtn.textContent = prac ? "Replay same seed" : "Play Again";
+    againBtn.textContent = prac ? "Replay same seed" : onl ? "Rematch" : "Play Again";
+    againBtn.disabled = onl && !["open", "offered"].includes(rematchStatus(g, me()));
     exitBtn.hidden = prac;
+    backBtn.setAttribute("aria-label", onl ? (g.over ? "Back to the online menu" : "Leave the game") : "Back to menu (the game is saved)");
     renderClock();
+    renderOnline();
     overlay.hidden = !paused;
     overlay.textContent = paused ? "Paused — press Resume or P to go on" : "";
   }
@@ -269,6 +302,39 @@ export function mountGame(app: App, root: HTMLElement): Screen {
     clock.classList.toggle("low", left < 5000);
   }
 
+  /** The other player's card marked away (and every card's label). */
+  function renderAway(g: GameState): void {
+    cards.forEach((card, i) => {
+      const away = shownAway(g, (i + 1) as PlayerNo);
+      card.classList.toggle("away", away);
+      (card.querySelector(".away-tag") as HTMLElement).hidden = !away;
+      card.setAttribute("aria-label", `${card.dataset.label ?? ""}${away ? ", away" : ""}`);
+    });
+  }
+
+  /** The move limit and the other player's grace, counted down from the last frame. */
+  function renderOnline(): void {
+    const g = game;
+    const o = g?.online ?? null;
+    if (!g || !o || g.over) {
+      moveLimit.hidden = true;
+      awayLine.hidden = true;
+      if (g) renderAway(g);
+      return;
+    }
+    const now = performance.now();
+    renderAway(g);
+    moveLimit.hidden = !(o.move_limit > 0 && moveDeadline !== null);
+    if (!moveLimit.hidden && moveDeadline !== null) {
+      const left = moveDeadline - now;
+      moveLimit.textContent = moveLimitText(g, me(), left);
+      moveLimit.classList.toggle("low", left < 15000);
+    }
+    const other = opp();
+    awayLine.hidden = !shownAway(g, other);
+    if (!awayLine.hidden) awayLine.textContent = awayText(g.players[other - 1].name, awayDeadline === null ? null : awayDeadline - now);
+  }
+
   // --- applying the server's frames -----------------------------------------------------------
   function apply(next: GameState, action: Record<string, unknown> | undefined): void {
     const prev = game;
@@ -292,6 +358,13 @@ export function mountGame(app: App, root: HTMLElement): Screen {
       }
     }
     clockDeadline = next.clock_remaining_ms !== null && next.clock > 0 && !next.over ? performance.now() + next.clock_remaining_ms : null;
+    const o = next.online;
+    moveDeadline = o && o.move_remaining_ms !== null && !next.over ? performance.now() + o.move_remaining_ms : null;
+    if (newGame) awaySince = [null, null];
+    awaySince = [0, 1].map((i) => (o && !next.over && !o.connected[i] ? (awaySince[i] ?? performance.now()) : null)) as [number | null, number | null];
+    const awayMs = o ? o.away_remaining_ms[opp() - 1] : null;
+    awayDeadline = awayMs !== null && awayMs !== undefined ? performance.now() + awayMs : null;
+    if (onlineResult && onlineResult.game === next.game) onlineResult.refresh(next);
     app.noteSavedFrom(next);
     renderAll(animate);
     if (next.over && resultSeenFor !== next.game) {
@@ -323,7 +396,7 @@ export function mountGame(app: App, root: HTMLElement): Screen {
 
   // --- acting ---------------------------------------------------------------------------------
   function ready(): GameState | null {
-    if (!game || game.over || paused || !app.conn.isOpen || !isHumanTurn(game)) return null;
+    if (!game || game.over || paused || !app.conn.isOpen || !myTurn(game)) return null;
     if (pendingSeq === game.seq) return null;
     return game;
   }
@@ -357,16 +430,57 @@ export function mountGame(app: App, root: HTMLElement): Screen {
     board.root.focus();
   });
 
-  function leave(to: "menu" | "practice-setup" = "menu"): void {
+  function leave(to: "menu" | "practice-setup" | "online" = "menu"): void {
     if (game && !game.over) app.conn.visibility(false);
     app.noteSavedFrom(game);
     app.conn.leaveGame();
     app.show(to);
   }
-  backBtn.addEventListener("click", () => leave(practice() ? "practice-setup" : "menu"));
-  exitBtn.addEventListener("click", () => leave());
+
+  /** Leaves an online game for the online menu: a running one (after the player confirms) is given
+   * to the other player, a finished one declines a rematch. */
+  async function leaveOnline(): Promise<void> {
+    const g = game;
+    const id = g?.game ?? app.conn.online?.game;
+    if (!id) {
+      leave("online");
+      return;
+    }
+    if (g && !g.over) {
+      const name = g.players[opp() - 1].name;
+      const sure = await modal({
+        title: "Leave the game?",
+        body: [`Leaving gives the game to ${name}: ${name} wins.`],
+        buttons: [
+          { label: "Stay", value: false, primary: true },
+          { label: "Leave game", value: true, danger: true },
+        ],
+      });
+      // (Had it ended while the question was open, leaving now only declines a rematch.)
+      if (!sure || !alive) return;
+    }
+    if (!app.conn.leaveOnline(id)) {
+      toast("Not connected — reconnecting…");
+      return;
+    }
+    leave("online");
+  }
+
+  function askRematch(): void {
+    const g = game;
+    if (!g || !g.over || !online()) return;
+    if (!["open", "offered"].includes(rematchStatus(g, me()))) return;
+    if (!app.conn.rematch(g.game, true)) toast("Not connected — reconnecting…");
+  }
+
+  backBtn.addEventListener("click", () => (online() ? leaveOnline() : leave(practice() ? "practice-setup" : "menu")));
+  exitBtn.addEventListener("click", () => (online() ? leaveOnline() : leave()));
   resultsBtn.addEventListener("click", () => showResult());
-  againBtn.addEventListener("click", () => game && app.startGame(app.againOptions(game)));
+  againBtn.addEventListener("click", () => {
+    if (!game) return;
+    if (online()) askRematch();
+    else app.startGame(app.againOptions(game));
+  });
 
   // Practice buttons
   function togglePause(): void {
@@ -437,6 +551,10 @@ export function mountGame(app: App, root: HTMLElement): Screen {
 
   async function showResult(): Promise<void> {
     if (!game || !game.over || resultOpen) return;
+    if (online()) {
+      showOnlineResult();
+      return;
+    }
     const g = game;
     resultOpen = true;
     renderAll(null);
@@ -494,11 +612,92 @@ export function mountGame(app: App, root: HTMLElement): Screen {
     }
   }
 
+  /** The result window of an online game: who won and why, and the rematch, which it follows
+   * while it is open (the other player may ask, or leave). */
+  function showOnlineResult(): void {
+    if (!game || !game.over || resultOpen) return;
+    const g = game;
+    resultOpen = true;
+    renderAll(null);
+    const titleId = `dlg-${Math.random().toString(36).slice(2, 8)}`;
+    const dlg = h("dialog", { class: "dialog result-dialog online-result", "aria-labelledby": titleId });
+    const reason = h("p", { class: "forfeit-line" });
+    const rematchInfo = h("p", { class: "rematch-line", role: "status", "aria-live": "polite" });
+    const rematchBtn = h("button", { type: "button", class: "btn primary" }, "Rematch");
+    const viewBtn = h("button", { type: "button", class: "btn" }, "View board");
+    const exit = h("button", { type: "button", class: "btn" }, "Exit");
+    const extraBox = h("div", { class: "result-extra", "aria-live": "polite" });
+    const title = h("h2", { id: titleId });
+    const list = h("ul", { class: "final-scores" });
+    dlg.append(
+      title,
+      reason,
+      h("h3", { class: "final-head" }, "Final scores"),
+      list,
+      ...(g.ended_with_open_edges ? [h("p", { class: "note" }, OPEN_EDGES_NOTE)] : []),
+      extraBox,
+      rematchInfo,
+      h("div", { class: "dialog-buttons" }, rematchBtn, viewBtn, exit),
+    );
+    const refresh = (cur: GameState) => {
+      title.textContent = resultTitle(cur, me());
+      const why = forfeitLine(cur, me());
+      reason.textContent = why ?? "";
+      reason.hidden = !why;
+      list.replaceChildren(
+        ...cur.players.map((p, i) =>
+          h(
+            "li",
+            { class: `p${i + 1} ${cur.winner === i + 1 ? "winner" : ""}` },
+            markIcon((i + 1) as 1 | 2),
+            h("span", {}, p.name + (i + 1 === me() ? " (you)" : "")),
+            h("strong", {}, String(cur.scores[i])),
+          ),
+        ),
+      );
+      const line = rematchLine(cur, me());
+      rematchInfo.textContent = line ?? "";
+      rematchInfo.hidden = !line;
+      const st = rematchStatus(cur, me());
+      rematchBtn.disabled = !(st === "open" || st === "offered");
+      rematchBtn.textContent = st === "offered" ? "Accept rematch" : "Rematch";
+    };
+    const close = () => {
+      if (onlineResult?.dlg === dlg) onlineResult = null;
+      if (extrasBox?.el === extraBox) extrasBox = null;
+      resultOpen = false;
+      dlg.close();
+      dlg.remove();
+    };
+    rematchBtn.addEventListener("click", askRematch);
+    viewBtn.addEventListener("click", () => {
+      close();
+      renderAll(null);
+      (afterBar.hidden ? board.root : resultsBtn).focus();
+    });
+    exit.addEventListener("click", () => {
+      void leaveOnline();
+    });
+    dlg.addEventListener("cancel", (ev) => {
+      ev.preventDefault();
+      viewBtn.click();
+    });
+    onlineResult = { game: g.game, dlg, refresh };
+    extrasBox = { game: g.game, el: extraBox };
+    refresh(g);
+    fetchExtras(g);
+    fillExtras(g.game);
+    document.body.appendChild(dlg);
+    dlg.showModal();
+    (rematchBtn.disabled ? viewBtn : rematchBtn).focus();
+  }
+
   // --- clock, visibility ----------------------------------------------------------------------
   const tick = setInterval(() => {
     if (!game) return;
     renderClock();
-    if (clockDeadline === null || game.over || !isHumanTurn(game) || !app.conn.isOpen) return;
+    renderOnline();
+    if (clockDeadline === null || game.over || !myTurn(game) || !app.conn.isOpen) return;
     if (clockDeadline - performance.now() > 0) return;
     const now = performance.now();
     if (timeoutSent && timeoutSent.seq === game.seq && now - timeoutSent.at < 1000) return;

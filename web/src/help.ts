@@ -24,6 +24,7 @@ export function mountHelp(app: App, root: HTMLElement): Screen {
     ["rules", "Rules"],
     ["modes", "Modes"],
     ["overlap", "Overlap"],
+    ["online", "Online"],
     ["options", "Options"],
     ["settings", "Settings"],
     ["ai", "AI"],
@@ -67,9 +68,21 @@ export function mountHelp(app: App, root: HTMLElement): Screen {
         "In Strategic, Big Squares and Expert, squares of different sizes can sit on top of the same boxes; the overlap rule (picked in the card of the highlighted game on the menu) decides how they interact. Under some rules a score can fall, because squares can be removed or change hands.",
         OVERLAPS.map((o) => `${o.name}: ${o.line}`),
       ]),
+      section("online", "Online", [
+        "Online on the menu plays somebody on another device through the game server. The first time, you choose the name the other player sees; you can change it on the online menu.",
+        [
+          "Play with Friends: Create Room, pick the game (and the overlap rule where the game has a choice) and pass the six-character code on. Your friend types it under Join Room and the game starts for you both.",
+          "Find Match pairs you with the next player looking for a game in the same mode, under the mode's usual overlap rule. Each move then has a two-minute limit, shown under the board; a player whose time runs out loses.",
+          "The online menu shows how many players are online and marks the modes: Opponent waiting (Find Match starts a game at once), Games now (games being played in it), Popular (among the most played this week) and Your most played (counted on this device). The server sends only numbers, never who is playing.",
+          "The server rolls the dice and checks every edge, so both devices always show the same board. There is no Undo and no move clock.",
+          "If your connection drops, the game reconnects by itself. A player who is away has a minute and a half to come back, or the other player wins. Closing the page does not end the game: choose Online again in time to go back in.",
+          "Leaving a running game gives it to the other player. After the game, Rematch starts the next one once both have asked for it, and whoever went second goes first.",
+          "Online games are not saved on the device and do not count in your statistics or on the leaderboard; finishing and winning them counts towards the achievements under Other players.",
+        ],
+      ]),
       section("options", "Options", [
         [
-          "Opponent: vs AI, or Local for two people taking turns on one device.",
+          "Opponent: vs AI, Local for two people taking turns on one device, or Online for somebody on another device.",
           "AI difficulty: shown only against the AI; each level is described in the list.",
           "Move clock: none, or 10, 20, 30 or 60 seconds for each roll or edge.",
           "Game: one of the nine modes; the selected multi-size game also holds its overlap rule. Choosing another game resets the rule to that game's usual one.",

@@ -2,9 +2,10 @@
 // Continue game, Practice, and the Play/Start button.
 
 import type { App, Screen } from "./app";
-import { CLOCKS, LEVELS, MODES, OVERLAPS, clockLabel, dieLabel, levelName, modeName, overlapName, sizesLabel } from "./catalog";
+import { CLOCKS, LEVELS, clockLabel, levelName, modeName, overlapName } from "./catalog";
 import { selectMode } from "./choices";
 import { choose, h, modal, popupMenu } from "./dom";
+import { modeCards } from "./modePicker";
 import { opponentLabel } from "./texts";
 import type { SavedSummary } from "./types";
 
@@ -71,6 +72,12 @@ export function mountMenu(app: App, root: HTMLElement): Screen {
           },
           o === "ai" ? "vs AI" : "Local",
         ),
+      ),
+      // Online has a menu of its own: somebody on another device.
+      h(
+        "button",
+        { type: "button", role: "radio", "aria-checked": "false", "data-focus-id": "opp-online", onclick: () => app.show("online") },
+        "Online",
       ),
     );
 
@@ -155,79 +162,23 @@ export function mountMenu(app: App, root: HTMLElement): Screen {
       ),
     );
 
-    const list = h(
-      "div",
-      { class: "game-list", role: "radiogroup", "aria-label": "Game" },
-      MODES.map((info) => {
-        const selected = info.id === m.mode;
-        const card = h(
-          "div",
-          {
-            class: `mode-card ${selected ? "selected" : ""}`,
-            role: "radio",
-            tabindex: "0",
-            "aria-checked": String(selected),
-            "aria-label": `${info.name}: ${info.tagline}`,
-            "data-mode": info.id,
-            "data-focus-id": `mode-${info.id}`,
-          },
-          h(
-            "div",
-            { class: "mode-head" },
-            h("span", { class: "mode-name" }, info.name),
-            info.id === "classic" ? h("span", { class: "badge" }, "Recommended") : null,
-          ),
-          h("div", { class: "mode-tagline" }, info.tagline),
-          h(
-            "ul",
-            { class: "mode-facts" },
-            h("li", {}, `${info.dots}×${info.dots} dots · ${info.boxes} boxes`),
-            h("li", {}, info.die ? `${dieLabel(info.die)} die` : "No dice"),
-            h("li", {}, `Squares ${sizesLabel(info.sizes)}`),
-          ),
-          selected ? h("p", { class: "mode-blurb" }, info.blurb) : null,
-          selected && info.defaultOverlap
-            ? h(
-                "button",
-                {
-                  type: "button",
-                  class: "overlap-btn",
-                  "data-focus-id": "overlap",
-                  "aria-haspopup": "dialog",
-                  onclick: async (ev: Event) => {
-                    ev.stopPropagation();
-                    const v = await choose({ title: "Overlap rule", options: OVERLAPS, current: m.overlap ?? info.defaultOverlap! });
-                    if (v) {
-                      app.menu = { ...app.menu, overlap: v };
-                      app.saveMenu();
-                    }
-                    render();
-                    (screen.querySelector('[data-focus-id="overlap"]') as HTMLElement | null)?.focus();
-                  },
-                },
-                h("span", { class: "overlap-label" }, "Overlap rule"),
-                h("span", { class: "overlap-value" }, overlapName(m.overlap)),
-                h("span", { class: "overlap-line" }, OVERLAPS.find((o) => o.id === m.overlap)?.line ?? ""),
-              )
-            : null,
-        );
-        const pick = () => {
-          if (app.menu.mode === info.id) return;
-          app.menu = selectMode(app.menu, info.id);
+    const list = modeCards({
+      current: { mode: m.mode, overlap: m.overlap },
+      onMode: (id) => {
+        if (app.menu.mode === id) return;
+        app.menu = selectMode(app.menu, id);
+        app.saveMenu();
+        render();
+      },
+      onOverlap: (v) => {
+        if (v) {
+          app.menu = { ...app.menu, overlap: v };
           app.saveMenu();
-          render();
-        };
-        card.addEventListener("click", pick);
-        card.addEventListener("keydown", (ev) => {
-          if (ev.target !== card) return;
-          if (ev.key === "Enter" || ev.key === " ") {
-            ev.preventDefault();
-            pick();
-          }
-        });
-        return card;
-      }),
-    );
+        }
+        render();
+        (screen.querySelector('[data-focus-id="overlap"]') as HTMLElement | null)?.focus();
+      },
+    });
 
     screen.append(
       header,

@@ -2,7 +2,8 @@
 // reconnecting with backoff, and resuming from the last applied seq.
 
 import type {
-  EdgeRef, GameState, NewGameOptions, ResetConfirmFrame, ResultFrame, SavedSummary, ServerFrame, StatsFrame,
+  EdgeRef, GameState, MatchVia, NewGameOptions, OnlineFrame, PlayerNo, ResetConfirmFrame, ResultFrame, SavedSummary,
+  ServerFrame, StatsFrame,
 } from "./types";
 
 // --- sequence numbers (pure, unit-tested) ---------------------------------------------------
@@ -110,7 +111,22 @@ export interface ConnectionEvents {
   status?(status: ConnStatus): void;
   /** Every stats frame (a reply to stats or reset_stats), e.g. to keep a copy. */
   stats?(frame: StatsFrame): void;
+  /** A frame of online play (online_status, presence, match_waiting, match_cancelled, room,
+   * room_closed, matched); after `matched` the connection follows the new game. */
+  online?(frame: OnlineFrame): void;
 }
+
+/** The online game this device plays, as `matched` said: its id, the device's seat and how the
+ * players met. */
+export interface OnlineSeat {
+  game: string;
+  seat: PlayerNo;
+  via: MatchVia;
+}
+
+const ONLINE_FRAMES: ReadonlySet<string> = new Set([
+  "online_status", "presence", "match_waiting", "match_cancelled", "room", "room_closed", "matched",
+]);
 
 export interface ConnectionOptions {
   url: string;
@@ -129,6 +145,8 @@ export class Connection {
   sync: SyncState = { gameId: null, seq: 0 };
   game: GameState | null = null;
   saved: SavedSummary | null = null;
+  /** The online game followed (set by `matched`), or null. */
+  online: OnlineSeat | null = null;
   welcomed = false;
   private ws: SocketLike | null = null;
   private attempt = 0;
@@ -180,7 +198,8 @@ export class Connection {
       const hello: Record<string, unknown> = { type: "hello", device: this.device };
       if (this.sync.gameId) {
         hello.game = this.sync.gameId;
-        hello.seq = this.sync.seq;
+        // seq -1: a game matched whose first state has not come yet (the server sends it).
+        if (this.sync.seq >= 0) hello.seq = this.sync.seq;
       }
       ws.send(JSON.stringify(hello));
     };
@@ -286,7 +305,17 @@ export class Connection {
       case "stats":
         this.emit("stats", frame);
         return;
+      case "matched":
+        // The new game's state follows: updates of the game on screen before it are not for us.
+        this.online = { game: frame.game, seat: frame.seat, via: frame.via };
+        if (this.sync.gameId !== frame.game || !this.game) {
+          this.sync = { gameId: frame.game, seq: -1 };
+          this.game = null;
+        }
+        this.emit("online", frame);
+        return;
       default:
+        if (ONLINE_FRAMES.has(frame.type)) this.emit("online", frame as OnlineFrame);
         return;
     }
   }
@@ -406,7 +435,8 @@ export class Connection {
   }
 
   visibility(visible: boolean): void {
-    if (!this.sync.gameId || !this.game || this.game.over) return;
+    // An online game has no move clock to stop: its move limit runs on while it is hidden.
+    if (!this.sync.gameId || !this.game || this.game.over || this.game.opponent === "online") return;
     this.send({ type: "visibility", game: this.sync.gameId, visible });
   }
 
@@ -426,5 +456,43 @@ export class Connection {
   leaveGame(): void {
     this.sync = { gameId: null, seq: 0 };
     this.game = null;
+    this.online = null;
+  }
+
+  // --- online play (docs/protocol.md, "Online play") -----------------------------------------
+
+  /** The online menu came on screen (the server then sends online_status and presence) or left it. */
+  onlineMenu(open: boolean): string | null {
+    return this.send({ type: "online_menu", open });
+  }
+
+  findMatch(mode: string, name: string): string | null {
+    return this.send({ type: "find_match", mode, name });
+  }
+
+  cancelMatch(): string | null {
+    return this.send({ type: "cancel_match" });
+  }
+
+  createRoom(mode: string, overlap: string | null, name: string): string | null {
+    return this.send(overlap ? { type: "create_room", mode, overlap, name } : { type: "create_room", mode, name });
+  }
+
+  closeRoom(): string | null {
+    return this.send({ type: "close_room" });
+  }
+
+  joinRoom(code: string, name: string): string | null {
+    return this.send({ type: "join_room", code, name });
+  }
+
+  /** Leaves an online game: a running one is given to the other player, after one it declines a
+   * rematch. */
+  leaveOnline(game: string): string | null {
+    return this.send({ type: "leave", game });
+  }
+
+  rematch(game: string, want: boolean): string | null {
+    return this.send({ type: "rematch", game, want });
   }
 }

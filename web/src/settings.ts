@@ -150,7 +150,7 @@ export function paletteVars(settings: Settings, dark: boolean): Record<string, s
         "--text": `hsl(${hue} 15% 92%)`,
         "--muted": `hsl(${hue} 10% 70%)`,
         "--accent": `hsl(${hue} ${Math.max(sat, 10)}% 72%)`,
-        "--accent-strong": `hsl(${hue} ${Math.max(sat, 10)}% 62%)`,
+        "--accent-strong": `hsl(${hue} ${Math.max(sat, 10)}% 65%)`,
         "--on-accent": `hsl(${hue} 40% 10%)`,
         "--dot": `hsl(${hue} 15% 85%)`,
         "--faint": `hsl(${hue} 15% 60%)`,

@@ -43,7 +43,7 @@ export interface PlayerInfo {
   kind: "human" | "ai" | "practice";
 }
 
-export type Opponent = "ai" | "local" | "practice";
+export type Opponent = "ai" | "local" | "practice" | "online";
 export type Level = "easy" | "normal" | "hard" | "expert";
 
 export interface GameState {
@@ -57,6 +57,7 @@ export interface GameState {
   players: [PlayerInfo, PlayerInfo];
   ai_thinking: boolean;
   clock_remaining_ms: number | null;
+  online: OnlineState | null; // null unless the opponent is online
   mode: string;
   overlap: string | null;
   boxes: number;
@@ -88,6 +89,102 @@ export interface GameState {
   previews?: Record<string, EdgePreview>;
 }
 
+// --- online play (docs/protocol.md, "Online play") -------------------------------------------
+
+export type ForfeitReason = "move_limit" | "away" | "left";
+
+/** Who lost an online game without playing it to its end, and why. */
+export interface Forfeit {
+  player: PlayerNo;
+  reason: ForfeitReason;
+}
+
+/** What an online game has besides the game. */
+export interface OnlineState {
+  move_limit: number; // seconds per move, 0 for none
+  move_remaining_ms: number | null;
+  connected: [boolean, boolean];
+  away_remaining_ms: [number | null, number | null];
+  forfeit: Forfeit | null;
+  rematch: [boolean, boolean];
+  declined: PlayerNo | null;
+  next_game: string | null;
+  via: "room" | "find_match";
+}
+
+export interface OpenRoom {
+  code: string;
+  mode: string;
+  overlap: string | null;
+  expires_in: number; // seconds
+}
+
+export interface ModePresence {
+  waiting: boolean;
+  games_now: number;
+  popular: boolean;
+}
+
+export interface OnlineStatusFrame {
+  type: "online_status";
+  game: string | null; // the device's running online game
+  room: OpenRoom | null;
+  waiting: string | null; // the mode the device looks for a game in
+  reply_to?: string | number;
+}
+
+export interface PresenceFrame {
+  type: "presence";
+  players_online: number;
+  modes: Record<string, ModePresence>;
+}
+
+export interface MatchWaitingFrame {
+  type: "match_waiting";
+  mode: string;
+  reply_to?: string | number;
+}
+
+export interface MatchCancelledFrame {
+  type: "match_cancelled";
+  cancelled: boolean;
+  reply_to?: string | number;
+}
+
+export interface RoomFrame {
+  type: "room";
+  code: string;
+  mode: string;
+  overlap: string | null;
+  expires_in: number; // seconds
+  reply_to?: string | number;
+}
+
+export interface RoomClosedFrame {
+  type: "room_closed";
+  code: string | null; // null when there was no open room
+  reply_to?: string | number;
+}
+
+export type MatchVia = "room" | "find_match" | "rematch";
+
+export interface MatchedFrame {
+  type: "matched";
+  game: string;
+  seat: PlayerNo; // which player this device is
+  via: MatchVia;
+  reply_to?: string | number;
+}
+
+export type OnlineFrame =
+  | OnlineStatusFrame
+  | PresenceFrame
+  | MatchWaitingFrame
+  | MatchCancelledFrame
+  | RoomFrame
+  | RoomClosedFrame
+  | MatchedFrame;
+
 export interface SavedSummary {
   game: string;
   mode: string;
@@ -108,7 +205,10 @@ export type UpdateAction =
   | { timeout: true; by: PlayerNo }
   | { resign: true; by: PlayerNo }
   | { resume: true }
-  | { visibility: boolean };
+  | { visibility: boolean }
+  | { forfeit: ForfeitReason; by: PlayerNo }
+  | { connected: boolean; by: PlayerNo }
+  | { rematch: boolean; by: PlayerNo };
 
 // --- statistics, achievements and the leaderboard (docs/protocol.md, "### Statistics") ---------
 
@@ -207,7 +307,8 @@ export type ServerFrame =
   | { type: "pong"; reply_to?: string | number }
   | StatsFrame
   | ResultFrame
-  | ResetConfirmFrame;
+  | ResetConfirmFrame
+  | OnlineFrame;
 
 export interface NewGameOptions {
   mode: string;

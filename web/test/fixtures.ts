@@ -15,6 +15,7 @@ export function makeGame(over: Partial<GameState> = {}): GameState {
     ],
     ai_thinking: false,
     clock_remaining_ms: null,
+    online: null,
     mode: "classic",
     overlap: null,
     boxes: 7,

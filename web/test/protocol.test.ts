@@ -380,3 +380,113 @@ describe("statistics requests", () => {
     expect(h.events).not.toContain("stats:0");
   });
 });
+
+describe("online play", () => {
+  const open = () => {
+    const h = harness();
+    const online: string[] = [];
+    h.conn.on({ online: (f) => online.push(f.type) });
+    h.conn.connect();
+    h.last().open();
+    h.welcome();
+    return { ...h, online };
+  };
+  const onlineGame = (seq: number, game = "g_online") =>
+    makeGame({
+      game,
+      seq,
+      opponent: "online",
+      level: null,
+      players: [{ name: "Ada", kind: "human" }, { name: "Bo", kind: "human" }],
+      online: {
+        move_limit: 0, move_remaining_ms: null, connected: [true, true], away_remaining_ms: [null, null], forfeit: null,
+        rematch: [false, false], declined: null, next_game: null, via: "room",
+      },
+    });
+
+  it("sends the online frames with ids", () => {
+    const h = open();
+    h.conn.onlineMenu(true);
+    h.conn.findMatch("mini", "Ada");
+    h.conn.cancelMatch();
+    h.conn.createRoom("strategic", "consume", "Ada");
+    h.conn.createRoom("mini", null, "Ada");
+    h.conn.closeRoom();
+    h.conn.joinRoom("ABCDEF", "Ada");
+    h.conn.leaveOnline("g_1");
+    h.conn.rematch("g_1", true);
+    const sent = h.last().sent.slice(1).map(({ id, ...rest }) => (expect(id).toEqual(expect.any(String)), rest));
+    expect(sent).toEqual([
+      { type: "online_menu", open: true },
+      { type: "find_match", mode: "mini", name: "Ada" },
+      { type: "cancel_match" },
+      { type: "create_room", mode: "strategic", overlap: "consume", name: "Ada" },
+      { type: "create_room", mode: "mini", name: "Ada" },
+      { type: "close_room" },
+      { type: "join_room", code: "ABCDEF", name: "Ada" },
+      { type: "leave", game: "g_1" },
+      { type: "rematch", game: "g_1", want: true },
+    ]);
+  });
+
+  it("passes the online frames on", () => {
+    const h = open();
+    h.last().receive({ type: "online_status", game: null, room: null, waiting: null });
+    h.last().receive({ type: "presence", players_online: 3, modes: { mini: { waiting: true, games_now: 1, popular: false } } });
+    h.last().receive({ type: "match_waiting", mode: "mini" });
+    h.last().receive({ type: "match_cancelled", cancelled: true });
+    h.last().receive({ type: "room", code: "ABCDEF", mode: "mini", overlap: null, expires_in: 1800 });
+    h.last().receive({ type: "room_closed", code: "ABCDEF" });
+    expect(h.online).toEqual(["online_status", "presence", "match_waiting", "match_cancelled", "room", "room_closed"]);
+  });
+
+  it("follows the matched game: its state is taken, the old game's updates are not", () => {
+    const h = open();
+    h.last().receive({ type: "state", seq: 7, game: onlineGame(7, "g_old") });
+    h.last().receive({ type: "matched", game: "g_new", seat: 2, via: "rematch" });
+    expect(h.conn.online).toEqual({ game: "g_new", seat: 2, via: "rematch" });
+    expect(h.conn.game).toBeNull();
+    h.last().receive({ type: "update", seq: 8, action: { rematch: true, by: 1 }, game: onlineGame(8, "g_old") });
+    expect(h.events.filter((e) => e.startsWith("update"))).toEqual([]);
+    h.last().receive({ type: "state", seq: 0, game: onlineGame(0, "g_new") });
+    expect(h.conn.sync).toEqual({ gameId: "g_new", seq: 0 });
+    h.last().receive({ type: "update", seq: 1, action: { connected: false, by: 1 }, game: onlineGame(1, "g_new") });
+    expect(h.events.at(-1)).toBe('update:1:{"connected":false,"by":1}');
+    expect(h.online).toEqual(["matched"]);
+  });
+
+  it("names the matched game without a seq until its state came, then with it", () => {
+    const h = open();
+    h.last().receive({ type: "matched", game: "g_new", seat: 1, via: "room" });
+    h.last().drop();
+    h.runTimer();
+    h.last().open();
+    expect(h.last().sent[0]).toEqual({ type: "hello", device: h.conn.device, game: "g_new" });
+    h.welcome();
+    h.last().receive({ type: "state", seq: 4, game: onlineGame(4, "g_new") });
+    h.last().drop();
+    h.runTimer();
+    h.last().open();
+    expect(h.last().sent[0]).toEqual({ type: "hello", device: h.conn.device, game: "g_new", seq: 4 });
+  });
+
+  it("keeps the game when matched names the game already followed", () => {
+    const h = open();
+    h.last().receive({ type: "matched", game: "g_on", seat: 1, via: "find_match" });
+    h.last().receive({ type: "state", seq: 3, game: onlineGame(3, "g_on") });
+    h.last().receive({ type: "matched", game: "g_on", seat: 1, via: "find_match" });
+    expect(h.conn.sync).toEqual({ gameId: "g_on", seq: 3 });
+    expect(h.conn.game?.seq).toBe(3);
+  });
+
+  it("sends no visibility for an online game, and forgets the seat when leaving it", () => {
+    const h = open();
+    h.last().receive({ type: "matched", game: "g_on", seat: 2, via: "room" });
+    h.last().receive({ type: "state", seq: 0, game: onlineGame(0, "g_on") });
+    const before = h.last().sent.length;
+    h.conn.visibility(false);
+    expect(h.last().sent.length).toBe(before);
+    h.conn.leaveGame();
+    expect(h.conn.online).toBeNull();
+  });
+});
