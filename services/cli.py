@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "up": "boxedin.launcher",
     "load": "boxedin.loadtest",
     "stats": "boxedin.stats.bench",
+    "fuzz": "boxedin.gateway.fuzz",
 }
 
 

@@ -8,6 +8,7 @@ from boxedin.common.logs import setup_logging
 from boxedin.common.settings import settings
 
 from .app import create_app
+from .frames import MAX_READ_BYTES
 
 
 def main() -> None:
@@ -18,7 +19,8 @@ def main() -> None:
         host=config.gateway_host,
         port=config.gateway_port,
         log_config=None,
-        ws_max_size=64 * 1024,
+        # Larger messages are not read: the connection is closed with 1009 (frames.py, sizes).
+        ws_max_size=MAX_READ_BYTES,
         timeout_graceful_shutdown=int(config.shutdown_grace_seconds),
     )
 

@@ -24,7 +24,9 @@ from boxedin.common.settings import Settings, settings
 from boxedin.v1 import engine_pb2_grpc, matchmaker_pb2_grpc, stats_pb2_grpc
 
 from . import ops
+from .connection import KeepTransport
 from .hub import UpdateHub
+from .limits import CLOSE_TOO_MANY_CONNECTIONS, GatewayLimits
 from .online import PresenceFeed, WaitingKeeper
 from .presence import Presence
 from .session import Backends, Session
@@ -37,6 +39,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
     config = config or settings()
     if config.production and not config.ops_token:
         raise RuntimeError("in production the gateway needs BOXEDIN_OPS_TOKEN (the operator's page token)")
+    limits = GatewayLimits.of(config)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -64,6 +67,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
             matchmaker,
             presence_feed,
             keeper,
+            limits,
         )
         try:
             yield
@@ -80,15 +84,31 @@ def create_app(config: Settings | None = None) -> FastAPI:
     app = FastAPI(title="Boxed In gateway", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.config = config
     app.include_router(ops.router)
+    app.add_middleware(KeepTransport)
 
     @app.websocket("/ws")
     async def play(ws: WebSocket) -> None:
-        await ws.accept()
-        WEBSOCKETS.inc()
+        """A browser's connection, under the limits of docs/protocol.md, Limits."""
+        address = ws.client.host if ws.client is not None else ""
+        origin = ws.headers.get("origin")
+        if not limits.origins.allows(origin, ws.headers.get("host")):
+            limits.log.log("origin", "websocket refused", reason="origin", origin=origin, client=address)
+            await ws.close()  # before accepting: the handshake is answered 403
+            return
+        if not limits.addresses.admit(address):
+            limits.log.log("too_many_connections", "websocket refused", reason="too_many_connections", client=address)
+            await ws.accept()
+            await ws.close(CLOSE_TOO_MANY_CONNECTIONS, "too many connections from your address")
+            return
         try:
-            await Session(ws, ws.app.state.backends).run()
+            await ws.accept()
+            WEBSOCKETS.inc()
+            try:
+                await Session(ws, ws.app.state.backends).run()
+            finally:
+                WEBSOCKETS.dec()
         finally:
-            WEBSOCKETS.dec()
+            limits.addresses.leave(address)
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:

@@ -1,19 +1,25 @@
 """Ordered delivery of the one game a connection follows: every update exactly once and in seq
 order, from the hub as the engine publishes them or from the engine's store when some were
-missed (a reconnect, a lost message, a change made through another gateway)."""
+missed (a reconnect, a lost message, a change made through another gateway). Frames go to the
+connection's outgoing queue (connection.py), so delivering never waits on the client; and the hub
+is never kept waiting by one feed: an update that cannot go out at once (the feed is busy, or
+updates were missed) is delivered by a task of its own, in turn."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable, Coroutine
+import logging
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 
 from .hub import UpdateHub
 
-Send = Callable[[str], Awaitable[None]]
+log = logging.getLogger("boxedin.gateway.feed")
+# Queues a frame for the browser; never waits (Session.push).
+Send = Callable[[str], None]
 # Called with the id of an online game's rematch once both players asked for it.
 NextGame = Callable[[str], Coroutine[Any, Any, None]]
 
@@ -33,6 +39,7 @@ class GameFeed:
         self._next_games: set[str] = set()  # rematches already passed on
         self._tasks: set[asyncio.Task[None]] = set()
         self._lock = asyncio.Lock()
+        self._waiting = 0  # updates from the hub waiting for their turn (deliver)
 
     async def attach(self, snapshot: common_pb2.GameSnapshot, since: int | None = None, reply_to: Any = None) -> None:
         """Follows a game: sends the whole state, or only the updates after ``since``."""
@@ -48,7 +55,7 @@ class GameFeed:
                 self.seq = since
                 await self._catch_up()
             else:
-                await self._send_state(snapshot, reply_to)
+                self._send_state(snapshot, reply_to)
 
     async def detach(self) -> str | None:
         """Stops following; returns the game that was followed."""
@@ -59,7 +66,7 @@ class GameFeed:
         await self.hub.unfollow(game_id, self.deliver)
         return game_id
 
-    async def _send_state(self, snapshot: common_pb2.GameSnapshot, reply_to: Any = None) -> None:
+    def _send_state(self, snapshot: common_pb2.GameSnapshot, reply_to: Any = None) -> None:
         # The engine's state JSON is passed on as it is, never parsed here.
         head = f'{{"type":"state","seq":{snapshot.seq},'
         if reply_to is not None:
@@ -69,7 +76,7 @@ class GameFeed:
         self.online = snapshot.facts.online
         if snapshot.seat:
             self.seat = snapshot.seat
-        await self.send(f'{head}"game":{snapshot.state_json}}}')
+        self.send(f'{head}"game":{snapshot.state_json}}}')
         self._watch_facts(snapshot.facts)
 
     def _watch_facts(self, facts: common_pb2.GameFacts) -> None:
@@ -81,19 +88,38 @@ class GameFeed:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-    async def deliver(self, update: common_pb2.Update) -> None:
-        """An update of the followed game, from the hub: sent if it is the next one."""
-        async with self._lock:
-            if update.game_id != self.game_id or update.seq <= self.seq:
-                return
-            if update.seq == self.seq + 1:
-                await self._send_update(update)
-            else:
-                await self._catch_up()
+    def deliver(self, update: common_pb2.Update) -> None:
+        """An update of the followed game, from the hub; never waits. The next one goes out at
+        once when nothing else is being delivered; otherwise (the feed is busy, updates were
+        missed) a task delivers it in its turn: the lock lets its holders in the order they came."""
+        if update.game_id != self.game_id or update.seq <= self.seq:
+            return
+        if update.seq == self.seq + 1 and not self._waiting and not self._lock.locked():
+            self._send_update(update)
+            return
+        self._waiting += 1
+        task = asyncio.create_task(self._deliver_in_turn(update))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
-    async def _send_update(self, update: common_pb2.Update) -> None:
+    async def _deliver_in_turn(self, update: common_pb2.Update) -> None:
+        try:
+            async with self._lock:
+                if update.game_id != self.game_id or update.seq <= self.seq:
+                    return
+                if update.seq == self.seq + 1:
+                    self._send_update(update)
+                else:
+                    await self._catch_up()
+        except Exception:
+            # The next update (or the client's reconnect) catches up.
+            log.exception("delivering an update failed", extra={"game": update.game_id})
+        finally:
+            self._waiting -= 1
+
+    def _send_update(self, update: common_pb2.Update) -> None:
         self.seq = update.seq
-        await self.send(update.frame_json)
+        self.send(update.frame_json)
         self._watch_facts(update.facts)
 
     async def _catch_up(self) -> None:
@@ -106,12 +132,12 @@ class GameFeed:
         if reply.complete:
             for update in reply.updates:
                 if update.seq == self.seq + 1:
-                    await self._send_update(update)
+                    self._send_update(update)
             return
         snapshot = await self.engine.GetGame(
             engine_pb2.GetGameRequest(game_id=self.game_id, device=self.device), timeout=5
         )
-        await self._send_state(snapshot)
+        self._send_state(snapshot)
 
     async def catch_up(self) -> None:
         async with self._lock:
@@ -126,7 +152,7 @@ class GameFeed:
                 return
             if snapshot.update_json and snapshot.seq == self.seq + 1:
                 self.seq = snapshot.seq
-                await self.send(snapshot.update_json)
+                self.send(snapshot.update_json)
                 self._watch_facts(snapshot.facts)
             else:
                 await self._catch_up()

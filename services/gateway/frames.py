@@ -11,7 +11,13 @@ from pydantic import ValidationError as PydanticValidationError
 
 from boxedin.common.reasons import Refusal
 
+# Sizes of a client message (docs/protocol.md, Sizes), in bytes (UTF-8 for text): up to
+# MAX_FRAME_BYTES it is parsed; above, up to MAX_READ_BYTES, it is read and answered `too_large`;
+# above MAX_READ_BYTES the websocket layer (uvicorn's ws_max_size, set from it in __main__.py)
+# stops reading and closes the connection with 1009. MAX_READ_BYTES is what a gateway may buffer of
+# one connection's message: a thousand connections trickling their largest cost 64 MiB.
 MAX_FRAME_BYTES = 8 * 1024
+MAX_READ_BYTES = 64 * 1024
 
 RequestId = Annotated[str, StringConstraints(max_length=64)] | StrictInt
 GameId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
@@ -185,7 +191,8 @@ def request_id(raw: Any) -> str | int | None:
 
 def parse_frame(text: str) -> Any:
     """The frame as a model, or a ``Refusal`` (too_large, bad_message) saying what is wrong."""
-    if len(text.encode("utf-8", "surrogatepass")) > MAX_FRAME_BYTES:
+    # A character is 1 to 4 bytes: only a text of 2 to 8 KiB characters needs encoding to measure.
+    if len(text) > MAX_FRAME_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_FRAME_BYTES:
         raise Refusal("too_large", f"a frame is at most {MAX_FRAME_BYTES} bytes")
     try:
         raw = json.loads(text)

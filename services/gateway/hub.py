@@ -1,11 +1,14 @@
 """One Redis subscription per gateway process, fanned out to the sockets that follow a game.
 Updates arrive as the engine's ``Update`` messages: their facts are fields, never read out of
-the frame's JSON."""
+the frame's JSON. Fanning out never waits on a connection: a game's listeners take an update
+without waiting (GameFeed.deliver), and each connection told of a started match is told by a task
+of its own, so one slow client or call never holds up the updates of every other game."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
@@ -18,7 +21,8 @@ from boxedin.common.metrics import REDIS_UP
 from boxedin.v1 import common_pb2, matchmaker_pb2
 
 log = logging.getLogger("boxedin.gateway.hub")
-Listener = Callable[[common_pb2.Update], Awaitable[None]]
+# Takes an update without waiting (it may start a task to deliver it).
+Listener = Callable[[common_pb2.Update], None]
 MatchListener = Callable[[matchmaker_pb2.MatchStarted], Awaitable[None]]
 
 
@@ -31,6 +35,9 @@ class UpdateHub:
         # Connections by the hash of their device token, told of the online games it starts.
         self.match_listeners: dict[str, set[MatchListener]] = {}
         self._task: asyncio.Task[None] | None = None
+        # Connections being told of a started match: the last telling of each, which a next one
+        # waits for (a connection hears of its matches one at a time, as they came).
+        self._telling: dict[MatchListener, asyncio.Task[None]] = {}
 
     async def start(self) -> None:
         # A cluster client learns its nodes on its first command; a subscription needs them now.
@@ -40,6 +47,8 @@ class UpdateHub:
         self._task = asyncio.create_task(self._listen())
 
     async def stop(self) -> None:
+        for telling in list(self._telling.values()):
+            telling.cancel()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -72,7 +81,7 @@ class UpdateHub:
             if not listeners:
                 del self.match_listeners[device]
 
-    async def _match_started(self, data: bytes) -> None:
+    def _match_started(self, data: bytes) -> None:
         try:
             started = matchmaker_pb2.MatchStarted.FromString(data)
         except DecodeError:
@@ -80,10 +89,24 @@ class UpdateHub:
             return
         for device in started.devices:
             for listener in list(self.match_listeners.get(device, ())):
-                try:
-                    await listener(started)
-                except Exception:
-                    log.exception("telling a connection of its game failed", extra={"game": started.game_id})
+                task = asyncio.create_task(self._tell(listener, started, self._telling.get(listener)))
+                self._telling[listener] = task
+                task.add_done_callback(functools.partial(self._told, listener))
+
+    @staticmethod
+    async def _tell(
+        listener: MatchListener, started: matchmaker_pb2.MatchStarted, before: asyncio.Task[None] | None
+    ) -> None:
+        if before is not None:
+            await asyncio.wait({before})
+        try:
+            await listener(started)
+        except Exception:
+            log.exception("telling a connection of its game failed", extra={"game": started.game_id})
+
+    def _told(self, listener: MatchListener, task: asyncio.Task[None]) -> None:
+        if self._telling.get(listener) is task:
+            del self._telling[listener]
 
     async def _listen(self) -> None:
         prefix = self.keys.channel_prefix.encode()
@@ -101,7 +124,7 @@ class UpdateHub:
                 continue
             channel: bytes = message["channel"]
             if channel == matches:
-                await self._match_started(message["data"])
+                self._match_started(message["data"])
                 continue
             if not channel.startswith(prefix):
                 continue
@@ -113,6 +136,6 @@ class UpdateHub:
                 continue
             for listener in list(self.listeners.get(game_id, ())):
                 try:
-                    await listener(update)
+                    listener(update)
                 except Exception:
                     log.exception("delivering an update failed", extra={"game": game_id})

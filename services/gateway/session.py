@@ -5,7 +5,6 @@ service's, through Redis."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
@@ -14,16 +13,18 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
-from fastapi import WebSocket, WebSocketDisconnect
+from fastapi import WebSocket
 
 from boxedin.common.devices import check_device
 from boxedin.common.metrics import ROUND_TRIP, RULE_ERRORS, WEBSOCKET_FRAMES
 from boxedin.common.reasons import Refusal, refusal_of
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc, matchmaker_pb2_grpc, stats_pb2, stats_pb2_grpc
 
-from . import frames, outgoing, statistics
+from . import frames, outgoing, refusal_log, statistics
+from .connection import Connection
 from .feed import GameFeed
 from .hub import UpdateHub
+from .limits import CLOSE_TOO_FAST, GatewayLimits
 from .online import PresenceFeed, WaitingKeeper
 from .online_session import OnlinePlay
 from .presence import Presence
@@ -40,6 +41,7 @@ class Backends:
     matchmaker: matchmaker_pb2_grpc.MatchmakerAsyncStub
     presence_feed: PresenceFeed
     keeper: WaitingKeeper
+    limits: GatewayLimits
 
 
 def _summary(saved: common_pb2.SavedGameSummary) -> outgoing.SavedSummary:
@@ -68,8 +70,8 @@ class Session(OnlinePlay):
         self.presence_feed = backends.presence_feed
         self.keeper = backends.keeper
         self.device: str | None = None
-        self.feed = GameFeed(backends.engine, backends.hub, self.send)
-        self._send_lock = asyncio.Lock()
+        self.connection = Connection(ws, backends.limits.connection, backends.limits.log)
+        self.feed = GameFeed(backends.engine, backends.hub, self.push)
 
     @property
     def game_id(self) -> str | None:
@@ -84,16 +86,17 @@ class Session(OnlinePlay):
 
     # --- sending ---------------------------------------------------------------------------
 
+    def push(self, body: outgoing.ServerFrameModel | str) -> None:
+        """Sends a frame the gateway built, or one the engine made (passed on as it is): queues it
+        on the connection, in order, without waiting for the client (connection.py)."""
+        self.connection.send(body if isinstance(body, str) else body.to_json())
+
     async def send(self, body: outgoing.ServerFrameModel | str) -> None:
-        """Sends a frame the gateway built, or one the engine made (passed on as it is)."""
-        text = body if isinstance(body, str) else body.to_json()
-        async with self._send_lock:
-            with contextlib.suppress(RuntimeError, WebSocketDisconnect):
-                await self.ws.send_text(text)
+        self.push(body)
 
     async def send_error(self, refusal: Refusal, reply_to: str | int | None) -> None:
         RULE_ERRORS.labels(refusal.reason).inc()
-        log.info("refused", extra={"game": self.game_id, "seq": self.feed.seq, "reason": refusal.reason})
+        refusal_log.refused(refusal.reason, game=self.game_id, seq=self.feed.seq)
         seq = self.feed.seq if self.game_id is not None and self.feed.seq >= 0 else None
         await self.send(outgoing.Error.build(refusal.reason, refusal.message, reply_to=reply_to, seq=seq))
 
@@ -101,11 +104,11 @@ class Session(OnlinePlay):
 
     async def run(self) -> None:
         try:
-            while True:
-                message = await self.ws.receive()
-                if message["type"] == "websocket.disconnect":
-                    break
+            while (message := await self.connection.receive(said_hello=self.device is not None)) is not None:
                 text = message.get("text")
+                if not self.connection.credits.take():
+                    await self._too_fast(text)
+                    continue
                 if text is None:
                     await self.send_error(Refusal("bad_message", "frames are JSON text, not binary"), None)
                     continue
@@ -115,6 +118,21 @@ class Session(OnlinePlay):
                 self.presence.leave(self.device)
             await self.online_goodbye()
             await self._leave(hide=True)
+            await self.connection.finish()
+
+    async def _too_fast(self, text: str | None) -> None:
+        """A frame beyond the connection's credits: refused, and the connection closed when the
+        client keeps on sending (docs/protocol.md, Limits)."""
+        if self.connection.credits.exhausted:
+            self.connection.close(CLOSE_TOO_FAST, "too many frames: slow down", "too_fast")
+            return
+        reply_to = None
+        if text is not None and len(text) <= frames.MAX_FRAME_BYTES:
+            with contextlib.suppress(ValueError, RecursionError):
+                reply_to = frames.request_id(json.loads(text))
+        limits = self.connection.limits
+        message = f"more than {limits.frame_credits} frames at once or {limits.frame_credits_per_second:g} a second"
+        await self.send_error(Refusal("too_fast", message), reply_to)
 
     async def handle(self, text: str) -> None:
         reply_to = None
@@ -134,7 +152,7 @@ class Session(OnlinePlay):
             await self.send_error(refusal_of(error), reply_to)
         except Exception:
             # Whatever went wrong, the connection stays and the game is as the engine keeps it.
-            log.exception("a frame failed", extra={"game": self.game_id})
+            refusal_log.failed(game=self.game_id)
             await self.send_error(
                 Refusal("internal", "something went wrong on the server; the game is unchanged"), reply_to
             )
@@ -275,9 +293,21 @@ class Session(OnlinePlay):
         await self.send(statistics.stats_frame(reply, frame.id))
 
     async def on_game_result(self, frame: frames.GameResult) -> None:
-        request = stats_pb2.GameResultRequest(
-            device=self.hello_device, game_id=frame.game, wait_seconds=statistics.RESULT_WAIT_SECONDS
-        )
+        # The engine says first whether the game is the device's and over: only then is it worth
+        # waiting for it to be counted (an unknown id would hold a stats call for the whole wait).
+        wait = statistics.RESULT_WAIT_SECONDS
+        try:
+            snapshot = await self.engine.GetGame(
+                engine_pb2.GetGameRequest(game_id=frame.game, device=self.hello_device), timeout=5
+            )
+        except grpc.RpcError as error:
+            if refusal_of(error).reason != "no_game":
+                raise
+            wait = 0  # gone from the engine (a day after it ended): only a result counted already
+        else:
+            if not snapshot.over:
+                raise Refusal("not_over", "the game is still running: its result comes when it ends")
+        request = stats_pb2.GameResultRequest(device=self.hello_device, game_id=frame.game, wait_seconds=wait)
         reply = await self.stats.GetGameResult(request, timeout=statistics.RESULT_WAIT_SECONDS + 5)
         await self.send(statistics.result_frame(reply, frame.id))
 

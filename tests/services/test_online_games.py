@@ -413,3 +413,12 @@ def test_online_games_count_only_towards_the_achievements_under_other_players(ur
     assert stats["overview"]["games"] == 0
     unlocked = {a["id"] for a in stats["achievements"] if a["unlocked_at"] is not None}
     assert unlocked == {"online_win"}
+
+
+def test_a_result_is_told_for_a_finished_game_of_ones_own_only(url: str) -> None:
+    ann, _bob = paired_through_a_room(url)
+    eve = Player(url, "Eve")
+    eve.hello()
+    assert ann.error_of(type="game_result", game=ann.game_id) == "not_over"
+    assert eve.error_of(type="game_result", game=ann.game_id) == "not_your_game"
+    assert eve.error_of(type="game_result", game="g_nothing_by_this_name") == "no_game"

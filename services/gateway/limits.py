@@ -1,0 +1,162 @@
+"""What one client may ask of a gateway (docs/protocol.md, Limits): message credits per
+connection, connections per client address, the pages (origins) that may open /ws, and the close
+codes that say which limit ended a connection."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from boxedin.common.logs import RateLimitedLog
+from boxedin.common.settings import Settings
+
+# Close codes (RFC 6455 section 7.4: 4000-4999 are the application's own; 4408 and 4429 read as
+# the HTTP statuses they borrow, as graphql-ws uses them).
+CLOSE_TOO_MANY_CONNECTIONS = 1013  # "try again later": the client address has too many open
+CLOSE_TIMEOUT = 4408  # no hello in time, or no frame for too long
+CLOSE_TOO_FAST = 4429  # kept on sending without credits
+# A page of an origin not allowed never gets a websocket: its handshake is answered HTTP 403.
+
+
+@dataclass(frozen=True)
+class ConnectionLimits:
+    """The limits of docs/protocol.md, Limits, from the settings."""
+
+    send_queue_frames: int = 1024
+    send_stall_seconds: float = 5.0
+    frame_credits: int = 500
+    frame_credits_per_second: float = 20.0
+    hello_timeout_seconds: float = 10.0
+    idle_timeout_seconds: float = 120.0
+
+    @classmethod
+    def of(cls, config: Settings) -> ConnectionLimits:
+        return cls(
+            send_queue_frames=config.send_queue_frames,
+            send_stall_seconds=config.send_stall_seconds,
+            frame_credits=config.frame_credits,
+            frame_credits_per_second=config.frame_credits_per_second,
+            hello_timeout_seconds=config.hello_timeout_seconds,
+            idle_timeout_seconds=config.idle_timeout_seconds,
+        )
+
+
+class Credits:
+    """A connection's message credits, as lila-ws keeps them, in a token bucket: ``burst`` frames
+    at once, refilled at ``per_second``. Each frame takes one; a frame that finds none is refused
+    and still counts, so a client that keeps on sending sinks into debt, and one that owes
+    ``burst`` frames is ``exhausted`` (its connection is closed). One that slows down to the
+    refill rate gets its credits back."""
+
+    def __init__(self, burst: int, per_second: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.burst = burst
+        self.per_second = per_second
+        self.clock = clock
+        self.level = float(burst)
+        self._at = clock()
+
+    def take(self) -> bool:
+        """Takes a frame's credit: false when there was none (the frame is refused)."""
+        now = self.clock()
+        self.level = min(float(self.burst), self.level + (now - self._at) * self.per_second)
+        self._at = now
+        self.level -= 1
+        return self.level >= 0
+
+    @property
+    def exhausted(self) -> bool:
+        return self.level <= -self.burst
+
+
+class AddressLimit:
+    """Websockets open at once per client address on this gateway."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.open: Counter[str] = Counter()
+
+    def admit(self, address: str) -> bool:
+        if self.open[address] >= self.limit:
+            return False
+        self.open[address] += 1
+        return True
+
+    def leave(self, address: str) -> None:
+        self.open[address] -= 1
+        if self.open[address] <= 0:
+            del self.open[address]
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+
+
+def _origin_key(origin: str) -> tuple[str, str, int] | None:
+    """(scheme, host, port) of an origin such as ``https://example.org``; None when it is not one
+    (``null``, a file: page, garbage)."""
+    try:
+        parts = urlsplit(origin.strip().lower())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return None
+    return parts.scheme, parts.hostname, port or _DEFAULT_PORTS[parts.scheme]
+
+
+def same_host(origin: str, host: str | None) -> bool:
+    """Whether the page's origin names the host (and port) the client connected to, as its Host
+    header says: the web client the gateway serves itself. A Host without a port was reached on
+    the default port of the page's scheme (a TLS proxy in front: https, 443)."""
+    key = _origin_key(origin)
+    if key is None or not host:
+        return False
+    try:
+        parts = urlsplit("//" + host.strip().lower())
+        port = parts.port
+    except ValueError:
+        return False
+    scheme, hostname, origin_port = key
+    return parts.hostname == hostname and (port or _DEFAULT_PORTS[scheme]) == origin_port
+
+
+class OriginPolicy:
+    """Which pages may open a websocket. Browsers always send ``Origin`` with a websocket
+    handshake, so a page of another site that opens the gateway from its visitors' browsers is
+    told apart by it; other clients (scripts, load tests, native apps) send none, or whatever they
+    like, so it is no check on them and a handshake without one is allowed. Allowed: the gateway's
+    own host, and the origins listed in ``allowed`` (comma-separated; ``*``: any)."""
+
+    def __init__(self, allowed: str) -> None:
+        items = [item.strip() for item in allowed.split(",") if item.strip()]
+        self.any = "*" in items
+        self.allowed = {key for key in map(_origin_key, items) if key is not None}
+
+    def allows(self, origin: str | None, host: str | None) -> bool:
+        if origin is None or self.any:
+            return True
+        return _origin_key(origin) in self.allowed or same_host(origin, host)
+
+
+@dataclass
+class GatewayLimits:
+    """The limits one gateway process keeps across its connections."""
+
+    connection: ConnectionLimits
+    addresses: AddressLimit
+    origins: OriginPolicy
+    # One line per refused or ended connection, at most 10 a second for each reason.
+    log: RateLimitedLog = field(
+        default_factory=lambda: RateLimitedLog(logging.getLogger("boxedin.gateway.limits"), key_field="reason")
+    )
+
+    @classmethod
+    def of(cls, config: Settings) -> GatewayLimits:
+        return cls(
+            ConnectionLimits.of(config),
+            AddressLimit(config.connections_per_address),
+            OriginPolicy(config.allowed_origins),
+        )

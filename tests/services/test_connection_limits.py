@@ -1,0 +1,302 @@
+"""What one client may ask of a gateway (docs/protocol.md, Limits), against real gateways: message
+credits, connections per client address, the hello and idle timeouts and the Origin check. One
+gateway keeps the defaults; the others take small limits, so that each is reached in moments."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import secrets
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import websockets
+from websockets.asyncio.client import ClientConnection
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from boxedin.common.settings import Settings
+from boxedin.gateway.limits import Credits, OriginPolicy
+from boxedin.launcher import Stack, free_port
+
+from stacks import make_stack
+
+CREDITS, CREDITS_PER_SECOND = 10, 4.0
+PER_ADDRESS = 3
+HELLO_SECONDS, IDLE_SECONDS = 1.5, 2.5
+ALLOWED = "https://boxedin.example, https://friends.example:8443"
+STRICT = {
+    "BOXEDIN_FRAME_CREDITS": str(CREDITS),
+    "BOXEDIN_FRAME_CREDITS_PER_SECOND": str(CREDITS_PER_SECOND),
+    "BOXEDIN_HELLO_TIMEOUT_SECONDS": str(HELLO_SECONDS),
+    "BOXEDIN_IDLE_TIMEOUT_SECONDS": str(IDLE_SECONDS),
+    "BOXEDIN_ALLOWED_ORIGINS": ALLOWED,
+}
+WEB_PROTOCOL = Path(__file__).parents[2] / "web" / "src" / "protocol.ts"
+
+
+class Gateways:
+    def __init__(self, stack: Stack) -> None:
+        self.stack = stack
+        self.default = stack.gateway_ports[0]
+        self.strict = self._start(STRICT)
+        self.few = self._start({"BOXEDIN_CONNECTIONS_PER_ADDRESS": str(PER_ADDRESS)})
+
+    def _start(self, env: dict[str, str]) -> int:
+        """Another gateway of the stack, with settings of its own."""
+        kept = dict(self.stack.extra_env)
+        self.stack.extra_env.update(env)
+        try:
+            port = free_port()
+            self.stack.start_gateway(port)
+        finally:
+            self.stack.extra_env = kept
+        self.stack.wait_ready(port)
+        return port
+
+
+@pytest.fixture(scope="module")
+def gateways() -> Iterator[Gateways]:
+    own = make_stack("connection-limits", worker=False)
+    try:
+        own.start()
+        yield Gateways(own)
+    finally:
+        own.stop()
+
+
+def ws_url(port: int) -> str:
+    return f"ws://127.0.0.1:{port}/ws"
+
+
+async def connect(port: int, **options: Any) -> ClientConnection:
+    return await websockets.connect(ws_url(port), open_timeout=10, ping_interval=None, **options)
+
+
+async def hello(ws: ClientConnection) -> None:
+    await ws.send(json.dumps({"type": "hello", "device": secrets.token_urlsafe(24), "id": "hello"}))
+    assert json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] == "welcome"
+
+
+async def until_closed(ws: ClientConnection, timeout: float) -> tuple[int, str, list[dict[str, Any]], float]:
+    """Reads until the gateway closes the connection: its close code and reason, the frames that
+    came before, and how long it took."""
+    started = time.monotonic()
+    frames: list[dict[str, Any]] = []
+    try:
+        while True:
+            frames.append(json.loads(await asyncio.wait_for(ws.recv(), timeout - (time.monotonic() - started))))
+    except ConnectionClosed as closed:
+        assert closed.rcvd is not None, "closed without a close frame"
+        return closed.rcvd.code, closed.rcvd.reason, frames, time.monotonic() - started
+
+
+# --- credits ---------------------------------------------------------------------------------------
+
+
+async def flood(port: int) -> tuple[list[dict[str, Any]], int, str]:
+    ws = await connect(port)
+    await hello(ws)  # one credit
+    # Far more than the credits at once: the answers say where they ran out.
+    for number in range(4 * CREDITS):
+        await ws.send(json.dumps({"type": "ping", "id": number}))
+    code, reason, frames, _ = await until_closed(ws, 10)
+    return frames, code, reason
+
+
+def test_frames_beyond_the_credits_are_refused_and_a_client_that_keeps_on_is_closed(gateways: Gateways) -> None:
+    frames, code, reason = asyncio.run(flood(gateways.strict))
+    kinds = [frame["type"] if frame["type"] != "error" else frame["code"] for frame in frames]
+    # The credits left after the hello are answered, the next frames refused as too fast (each
+    # with its id), and the connection closed when the client owes as many frames as its credits.
+    assert kinds[: CREDITS - 1] == ["pong"] * (CREDITS - 1)
+    refused = [frame for frame in frames if frame["type"] == "error"]
+    assert len(refused) >= CREDITS - 2 and all(frame["code"] == "too_fast" for frame in refused)
+    assert [frame["reply_to"] for frame in refused] == list(range(len(frames) - len(refused), len(frames)))
+    assert set(kinds[CREDITS - 1 :]) <= {"pong", "too_fast"}  # a credit may come back meanwhile
+    assert (code, reason) == (4429, "too many frames: slow down")
+    assert len(frames) < 4 * CREDITS  # not every frame was answered
+
+
+async def steady(port: int, frames: int, every: float) -> list[str]:
+    ws = await connect(port)
+    await hello(ws)
+    kinds = []
+    for number in range(frames):
+        await ws.send(json.dumps({"type": "ping", "id": number}))
+        reply = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        kinds.append(reply["type"] if reply["type"] != "error" else reply["code"])
+        await asyncio.sleep(every)  # the client's own pace, the subject of the test
+    await ws.close()
+    return kinds
+
+
+def test_a_client_within_the_refill_rate_is_never_refused(gateways: Gateways) -> None:
+    # Twice the credits, at 3/4 of the refill rate: spent faster than a burst, never refused.
+    kinds = asyncio.run(steady(gateways.strict, 2 * CREDITS, 1 / (0.75 * CREDITS_PER_SECOND)))
+    assert kinds == ["pong"] * (2 * CREDITS)
+
+
+def test_credits_refill_at_their_rate_and_run_into_debt() -> None:
+    now = [0.0]
+    credits = Credits(3, 2.0, clock=lambda: now[0])
+    assert [credits.take() for _ in range(4)] == [True, True, True, False]
+    now[0] += 0.5  # one credit back: the refused frame still counted
+    assert not credits.take() and not credits.exhausted
+    now[0] += 2.0  # four back, but never more than the burst
+    assert [credits.take() for _ in range(4)] == [True, True, True, False]
+    assert [credits.take() for _ in range(2)] == [False, False] and credits.exhausted
+
+
+# --- connections per address ---------------------------------------------------------------------
+
+
+async def crowd(port: int) -> None:
+    held = [await connect(port) for _ in range(PER_ADDRESS)]
+    for ws in held:
+        await hello(ws)
+    # One more from the same address is refused with a close code and reason.
+    extra = await connect(port)
+    code, reason, frames, _ = await until_closed(extra, 10)
+    assert (code, reason, frames) == (1013, "too many connections from your address", [])
+    # Another address is counted apart (127.0.0.2 reaches the gateway's 127.0.0.1 on loopback).
+    other = await connect(port, local_addr=("127.0.0.2", 0))
+    await hello(other)
+    await other.close()
+    # Once one has gone, there is room again: as soon as the gateway has counted it out.
+    await held.pop().close()
+    deadline = time.monotonic() + 10
+    while True:
+        ws = await connect(port)
+        try:
+            await hello(ws)
+            break
+        except ConnectionClosed as closed:
+            assert closed.rcvd is not None and closed.rcvd.code == 1013
+            assert time.monotonic() < deadline, "the closed connection was never counted out"
+    held.append(ws)
+    for ws in held:
+        await ws.close()
+
+
+def test_connections_per_client_address_are_limited(gateways: Gateways) -> None:
+    asyncio.run(crowd(gateways.few))
+
+
+def test_the_default_allows_the_load_tests_many_connections_from_one_address() -> None:
+    # `boxedin load` opens 500 at once, the online scale test 200 through each gateway.
+    assert Settings().connections_per_address >= 500
+
+
+# --- hello and idle timeouts ---------------------------------------------------------------------
+
+
+async def silent(port: int, pings_before_hello: int) -> tuple[int, str, list[dict[str, Any]], float]:
+    ws = await connect(port)
+    for number in range(pings_before_hello):
+        await ws.send(json.dumps({"type": "ping", "id": number}))
+    return await until_closed(ws, 10 * HELLO_SECONDS)
+
+
+@pytest.mark.parametrize("pings_before_hello", [0, 2])
+def test_a_connection_that_does_not_say_hello_is_closed(gateways: Gateways, pings_before_hello: int) -> None:
+    code, reason, frames, took = asyncio.run(silent(gateways.strict, pings_before_hello))
+    assert (code, reason) == (4408, f"no hello within {HELLO_SECONDS:g} s")
+    # Frames other than hello are answered hello_first and do not put the deadline off.
+    assert [frame["code"] for frame in frames] == ["hello_first"] * pings_before_hello
+    assert HELLO_SECONDS - 0.1 <= took < HELLO_SECONDS + 3
+
+
+async def idle(port: int, ping_every: float | None, keep_for: float) -> tuple[int, str, float] | None:
+    """A connection that says hello, then pings every ``ping_every`` seconds (None: never) for
+    ``keep_for`` seconds: how it was closed, or None when it was still open."""
+    ws = await connect(port)
+    await hello(ws)
+    started = time.monotonic()
+    if ping_every is None:
+        code, reason, _, took = await until_closed(ws, keep_for)
+        return code, reason, took
+    while time.monotonic() - started < keep_for:
+        await asyncio.sleep(ping_every)  # the client's pace, as the web client pings on a timer
+        await ws.send(json.dumps({"type": "ping"}))
+        assert json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] == "pong"
+    await ws.close()
+    return None
+
+
+def test_an_idle_connection_is_closed_and_pings_keep_one_open(gateways: Gateways) -> None:
+    closed = asyncio.run(idle(gateways.strict, None, 10 * IDLE_SECONDS))
+    assert closed is not None
+    code, reason, took = closed
+    assert (code, reason) == (4408, f"no frame for {IDLE_SECONDS:g} s")
+    assert IDLE_SECONDS - 0.1 <= took < IDLE_SECONDS + 3
+    # Pinging at a third of the idle timeout (the web client: 25 s against 120 s) keeps it open.
+    assert asyncio.run(idle(gateways.strict, IDLE_SECONDS / 3, 2.5 * IDLE_SECONDS)) is None
+
+
+def test_the_web_clients_ping_keeps_it_open_under_the_default_idle_timeout() -> None:
+    found = re.search(r"pingMs: opts\.pingMs \?\? (\d+)", WEB_PROTOCOL.read_text())
+    assert found is not None, "the web client's ping interval was not found in protocol.ts"
+    ping_seconds = int(found.group(1)) / 1000
+    # A background tab's timers may run only once a minute (Chrome's intensive throttling): its
+    # next ping may come a minute late and the connection must still be open.
+    assert Settings().idle_timeout_seconds > ping_seconds + 60
+
+
+# --- origins ---------------------------------------------------------------------------------------
+
+
+async def handshake(port: int, origin: str | None) -> int:
+    """The handshake's HTTP status: 101 when the websocket opened."""
+    try:
+        ws = await websockets.connect(ws_url(port), open_timeout=10, origin=origin)  # type: ignore[arg-type]
+    except InvalidStatus as refused:
+        return refused.response.status_code
+    await hello(ws)
+    await ws.close()
+    return 101
+
+
+def statuses(port: int, origins: list[str | None]) -> list[int]:
+    async def all_of() -> list[int]:
+        return [await handshake(port, origin) for origin in origins]
+
+    return asyncio.run(all_of())
+
+
+def test_pages_of_other_sites_are_refused_by_default(gateways: Gateways) -> None:
+    port = gateways.default
+    own, other, no_origin = f"http://127.0.0.1:{port}", "https://evil.example", None
+    assert statuses(port, [own, other, no_origin, "null", f"http://127.0.0.1:{port + 1}"]) == [101, 403, 101, 403, 403]
+
+
+def test_allowed_origins_are_let_in(gateways: Gateways) -> None:
+    port = gateways.strict
+    origins: list[str | None] = [
+        "https://boxedin.example",
+        "https://BOXEDIN.example:443",  # the same origin, spelt otherwise
+        "https://friends.example:8443",
+        "http://boxedin.example",  # another scheme: another origin
+        "https://friends.example",  # another port
+        f"http://127.0.0.1:{port}",  # its own host is always allowed
+        "https://evil.example",
+    ]
+    assert statuses(port, origins) == [101, 101, 101, 403, 403, 101, 403]
+
+
+def test_origin_policy() -> None:
+    default, listed, anyone = OriginPolicy(""), OriginPolicy(ALLOWED), OriginPolicy("*")
+    # Behind a TLS proxy the page is https on 443 and the Host header has no port.
+    assert default.allows("https://play.example", "play.example")
+    assert default.allows("http://play.example", "play.example:80")
+    assert not default.allows("https://play.example", "play.example:8000")
+    assert not default.allows("https://play.example.evil", "play.example")
+    assert not default.allows("https://play.example", None)
+    assert not default.allows("file://", "play.example") and not default.allows("garbage", "play.example")
+    assert default.allows(None, "play.example")
+    assert listed.allows("https://friends.example:8443", "play.example")
+    assert not listed.allows("https://friends.example", "play.example")
+    assert anyone.allows("https://anywhere.example", "play.example")
