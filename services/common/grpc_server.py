@@ -61,6 +61,29 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
         )
 
 
+# Connections end after a few minutes (calls in flight finish first), so that clients resolve the
+# address again and spread over replicas added since. grpc sets SO_REUSEADDR on its listening
+# sockets (a port whose last connections are in TIME_WAIT can be listened on at once), and by
+# default SO_REUSEPORT too, which lets a second server listen on a port another process already
+# serves and take half its connections without a word: off, so a taken port is an error.
+SERVER_OPTIONS = [
+    ("grpc.max_connection_age_ms", 300_000),
+    ("grpc.max_connection_age_grace_ms", 30_000),
+    ("grpc.so_reuseport", 0),
+]
+
+
+def listen(server: grpc.aio.Server, name: str, address: str) -> int:
+    """Listens on ``address``; a port another process listens on is refused, saying so."""
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError:  # grpc's own words only point at GRPC_VERBOSITY
+        port = 0
+    if port == 0:
+        raise RuntimeError(f"{name}: cannot listen on {address}: the port is taken")
+    return port
+
+
 async def serve(
     name: str,
     address: str,
@@ -71,19 +94,11 @@ async def serve(
     metrics_host: str = "127.0.0.1",
 ) -> None:
     """Serves until SIGTERM or SIGINT, then stops taking calls and lets running ones finish."""
-    # Connections end after a few minutes (calls in flight finish first), so that clients
-    # resolve the address again and spread over replicas added since.
-    options = [("grpc.max_connection_age_ms", 300_000), ("grpc.max_connection_age_grace_ms", 30_000)]
-    server = grpc.aio.server(interceptors=[ObservingInterceptor()], options=options)
+    server = grpc.aio.server(interceptors=[ObservingInterceptor()], options=SERVER_OPTIONS)
     register(server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    try:
-        port = server.add_insecure_port(address)
-    except RuntimeError:  # grpc's own words only point at GRPC_VERBOSITY
-        port = 0
-    if port == 0:
-        raise RuntimeError(f"{name}: cannot listen on {address} (is the port taken?)")
+    listen(server, name, address)
     if metrics_port:
         try:
             start_http_server(metrics_port, addr=metrics_host)

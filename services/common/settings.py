@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .keys import Keys
@@ -68,7 +68,7 @@ class Settings(BaseSettings):
     deadline_poll_seconds: float = 0.2
     # A computer turn taken by an AI replica that has not touched it for this long (the
     # replica died) is taken over by another.
-    ai_claim_idle_seconds: float = 10.0
+    ai_claim_idle_seconds: float = 2.0
     # A finished game read by a stats replica that died before counting it is taken over
     # after this long.
     stats_claim_idle_seconds: float = 30.0
@@ -89,6 +89,29 @@ class Settings(BaseSettings):
     join_tries_per_device: int = Field(default=10, ge=1)
     join_tries_per_address: int = Field(default=30, ge=1)
 
+    # One client must not hurt the others (docs/protocol.md, Limits). Frames waiting to go out to
+    # one connection (the most a reconnect's catch-up sends at once is updates_kept), and how long
+    # a frame may wait for the client to read before the connection is dropped.
+    send_queue_frames: int = Field(default=1024, ge=16)
+    send_stall_seconds: float = Field(default=5.0, gt=0)
+    # Each connection's credits (lila-ws's model): frame_credits frames at once, refilled at
+    # frame_credits_per_second. A frame beyond them is refused (too_fast); a connection that keeps
+    # on until it owes frame_credits more is closed. A person never comes near either; the burst
+    # is a whole game's moves (Expert's board: about 300), so that an automated player (boxedin
+    # load, the tests) can play a game at its own pace on one connection.
+    frame_credits: int = Field(default=500, ge=1)
+    frame_credits_per_second: float = Field(default=20.0, gt=0)
+    # Websockets open at once from one client address, on each gateway replica (a school or a
+    # carrier's NAT puts many players behind one address).
+    connections_per_address: int = Field(default=1000, ge=1)
+    # A connection that has not said hello this long after opening is closed, and so is one that
+    # sent no frame this long (the web client pings every 25 s, even from a background tab).
+    hello_timeout_seconds: float = Field(default=10.0, gt=0)
+    idle_timeout_seconds: float = Field(default=120.0, gt=0)
+    # Pages of other origins allowed to open /ws besides the gateway's own host: a comma-separated
+    # list such as "https://play.example.org,https://example.org", or "*" for any.
+    allowed_origins: str = ""
+
     # Updates of a game kept for clients that reconnect.
     updates_kept: int = 500
     log_level: str = "INFO"
@@ -99,6 +122,16 @@ class Settings(BaseSettings):
     # empty: /ops is off. In production the gateway refuses to start without one.
     ops_token: str = ""
     production: bool = False
+
+    @model_validator(mode="after")
+    def _a_catch_up_fits_the_send_queue(self) -> Settings:
+        # A reconnecting client is sent every update it missed at once: up to updates_kept.
+        if self.send_queue_frames <= self.updates_kept:
+            raise ValueError(
+                f"send_queue_frames ({self.send_queue_frames}) must be more than updates_kept ({self.updates_kept}): "
+                "a reconnect's catch-up queues that many frames at once"
+            )
+        return self
 
     @property
     def celery_url(self) -> str:

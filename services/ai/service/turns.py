@@ -193,6 +193,12 @@ class TurnPlayer(GroupReader):
                     # replica plays it too): look again and go on from where it stands.
                     retries += 1
                     continue
+                if refusal.reason == "unavailable" and retries < _RETRIES:
+                    # The engine or Redis is coming back: keep the turn (it stays fresh while
+                    # active) and try again shortly rather than leave it idle to be claimed.
+                    retries += 1
+                    await asyncio.sleep(min(2.0, 0.1 * 2**retries))
+                    continue
                 log.warning("computer turn interrupted", extra={"game": job.game_id, "reason": refusal.reason})
                 return False
 

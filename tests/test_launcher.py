@@ -1,0 +1,323 @@
+"""`boxedin up` and the Stack behind it: ports bound as the servers bind them (a port in TIME_WAIT
+is free, one something listens on is refused, saying why, and nothing starts); a supervised child
+that dies is started again with a growing pause, and what it left behind is killed; Ctrl-C stops
+everything and leaves no process behind (the AI's and Celery's pool processes included); Redis
+keeps every game in the data folder across runs."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+from boxedin.common.grpc_server import SERVER_OPTIONS, listen
+from boxedin.launcher import ROOT, Stack, _group_members, free_port, port_is_free
+
+from stacks import OUTPUT
+from wsclient import Browser
+
+PYTHON = [sys.executable, "-c"]
+
+
+def in_time_wait() -> int:
+    """A loopback port nothing listens on whose last connection is in TIME_WAIT on the side that
+    listened, as after a server (which listens with SO_REUSEADDR, as uvicorn, grpc and Redis do)
+    stopped with clients connected."""
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port: int = listener.getsockname()[1]
+        client = socket.create_connection(("127.0.0.1", port))
+        served, _ = listener.accept()
+        served.close()  # the server's side closes first: it is the side left in TIME_WAIT
+        client.recv(1)
+        client.close()
+    time.sleep(0.05)
+    with socket.socket() as plain, pytest.raises(OSError):
+        plain.bind(("127.0.0.1", port))  # without SO_REUSEADDR the port looks taken
+    return port
+
+
+@contextlib.contextmanager
+def listening() -> Iterator[int]:
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        yield sock.getsockname()[1]
+
+
+def test_a_port_in_time_wait_is_free_and_a_listened_one_is_not() -> None:
+    assert port_is_free(in_time_wait())
+    with listening() as port:
+        assert not port_is_free(port)
+
+
+def test_a_grpc_service_listens_on_a_port_in_time_wait_and_refuses_a_taken_one() -> None:
+    async def check() -> None:
+        server = grpc.aio.server(options=SERVER_OPTIONS)
+        assert listen(server, "test", f"127.0.0.1:{in_time_wait()}")
+        # A server of another run still listening, as grpc does by default (SO_REUSEPORT on):
+        # without our options the second server would share its port without a word.
+        with listening() as taken, pytest.raises(RuntimeError, match="taken"):
+            listen(grpc.aio.server(options=SERVER_OPTIONS), "test", f"127.0.0.1:{taken}")
+        other = grpc.aio.server()
+        port = other.add_insecure_port("127.0.0.1:0")
+        await other.start()
+        try:
+            with pytest.raises(RuntimeError, match="taken"):
+                listen(grpc.aio.server(options=SERVER_OPTIONS), "test", f"127.0.0.1:{port}")
+        finally:
+            await other.stop(None)
+
+    asyncio.run(check())
+
+
+# --- supervising --------------------------------------------------------------------------------
+
+
+def wait_for(predicate: object, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} within {timeout} s")
+        time.sleep(0.02)
+
+
+def test_a_supervised_child_that_keeps_dying_comes_back_later_each_time() -> None:
+    stack = Stack()
+    stack._start("flaky", [sys.executable, "-c", "raise SystemExit(3)"], dict(os.environ))
+    stack.start_supervising()
+    try:
+        wait_for(lambda: stack.restarts.get("flaky", 0) >= 4, 15, "three restarts")
+    finally:
+        stack.stop()
+    first, second, third = stack.recoveries[:3]
+    assert first.exit == "exit status 3" and (first.number, second.number, third.number) == (1, 2, 3)
+    pauses = [r.started_at - r.stopped_at for r in (first, second, third)]  # type: ignore[operator]
+    assert 0.45 < pauses[0] < 1.5 and 0.95 < pauses[1] < 2.5 and 1.95 < pauses[2] < 4, pauses
+    assert not stack.processes
+
+
+def test_a_crash_is_restarted_and_what_it_left_is_killed_a_stop_or_kill_is_not_restarted() -> None:
+    # A child with a pool process of its own, as the AI service and the Celery worker have.
+    parent = (
+        "import subprocess, sys, time; "
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); time.sleep(60)"
+    )
+    stack = Stack()
+    for name in ("pooled", "stopped", "killed"):
+        stack._start(name, [sys.executable, "-c", parent], dict(os.environ))
+    stack.start_supervising()
+    try:
+        pid = stack.processes["pooled"].pid
+        wait_for(lambda: len(_group_members(pid) or []) == 2, 10, "the pool process started")
+        crashed_at = stack.crash("pooled")  # the child alone, as a crash: its pool process is left
+        recovery = stack.wait_recovered("pooled", crashed_at, timeout=10)
+        assert recovery.exit == "killed by SIGKILL" and stack.restarts == {"pooled": 1}
+        assert _group_members(pid) == [], "the crashed child's pool process was not killed"
+        assert stack.processes["pooled"].pid != pid
+        stopped, killed = stack.processes["stopped"].pid, stack.processes["killed"].pid
+        stack.stop_process("stopped")
+        stack.kill_process("killed")
+        time.sleep(1)
+        assert set(stack.processes) == {"pooled"} and stack.restarts == {"pooled": 1}
+        assert _group_members(stopped) == [] and _group_members(killed) == []
+    finally:
+        stack.stop()
+    assert not stack.processes
+
+
+# --- boxedin up ---------------------------------------------------------------------------------
+
+
+def up_environment(key_prefix: str) -> dict[str, str]:
+    """Every port `boxedin up` takes, chosen (so no default port of another run is in the way),
+    and the AI paced for tests."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("BOXEDIN_")}
+    env.pop("REDIS_URL", None)
+    env.update({
+        "BOXEDIN_KEY_PREFIX": key_prefix,
+        "BOXEDIN_AI_PAUSE_NORMAL_SECONDS": "0.05",
+        "BOXEDIN_AI_PAUSE_FAST_SECONDS": "0.01",
+        "PYTHONUNBUFFERED": "1",
+    })  # fmt: skip
+    for name in ("ENGINE", "AI", "STATS", "MATCHMAKER"):
+        env[f"BOXEDIN_{name}_ADDRESS"] = f"127.0.0.1:{free_port()}"
+    for name in ("ENGINE", "AI", "WORKER", "STATS", "MATCHMAKER"):
+        env[f"BOXEDIN_{name}_METRICS_PORT"] = str(free_port())
+    return env
+
+
+class Up:
+    """A `boxedin up` in a process of its own, its output in a file."""
+
+    def __init__(self, args: list[str], env: dict[str, str], output: Path) -> None:
+        self.output = output
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "boxedin.cli", "up", *args],
+            env=env,
+            cwd=ROOT,
+            stdout=output.open("wb"),
+            stderr=subprocess.STDOUT,
+        )
+
+    def text(self) -> str:
+        return self.output.read_text(errors="replace")
+
+    def wait_for(self, pattern: str, timeout: float) -> re.Match[str]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = re.search(pattern, self.text())
+            if found:
+                return found
+            assert self.process.poll() is None, f"boxedin up ended:\n{self.text()}"
+            time.sleep(0.1)
+        raise AssertionError(f"no {pattern!r} within {timeout} s:\n{self.text()}")
+
+    def stop(self, sig: signal.Signals = signal.SIGINT) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        try:
+            return self.process.wait(60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            raise
+
+
+def processes() -> dict[int, tuple[int, int, str]]:
+    """Every live process: pid -> (parent pid, process group, command line)."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            fields = stat[stat.rindex(")") + 2 :].split()
+            if fields[0] in ("Z", "X"):
+                continue
+            command = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            found[int(entry)] = (int(fields[1]), int(fields[2]), command)
+    return found
+
+
+def tree(root: int) -> dict[int, str]:
+    """The processes started by ``root``, however deep, and every member of their groups."""
+    table = processes()
+    members: dict[int, str] = {}
+    frontier = [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, (ppid, _, command) in table.items():
+            if ppid == parent and pid not in members:
+                members[pid] = command
+                frontier.append(pid)
+    groups = {table[pid][1] for pid in members if pid in table}
+    members |= {pid: command for pid, (_, group, command) in table.items() if group in groups and group != os.getpgrp()}
+    return members
+
+
+def test_boxedin_up_refuses_a_taken_port_and_starts_nothing(tmp_path: Path) -> None:
+    env = up_environment("test-up-refuses:")
+    with listening() as taken, listening() as metrics:
+        env["BOXEDIN_AI_METRICS_PORT"] = str(metrics)
+        result = subprocess.run(
+            [sys.executable, "-m", "boxedin.cli", "up", "--port", str(taken), "--data", str(tmp_path)],
+            env=env, cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert f"port {taken} on 127.0.0.1, given for the gateway by --port, is taken" in result.stderr
+    assert f"port {metrics} on 127.0.0.1, given for the ai's metrics by BOXEDIN_AI_METRICS_PORT" in result.stderr
+    assert "nothing was started" in result.stderr and "Starting" not in result.stdout
+
+
+def test_boxedin_up_restarts_a_crash_keeps_games_across_runs_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    """The whole of `boxedin up`: it serves on the port it was given though that port is in
+    TIME_WAIT, and its metrics on theirs; a SIGKILLed AI service comes back and its pool processes
+    go; Ctrl-C stops every process it started; a second run finds the game in the data folder."""
+    logs = OUTPUT / "logs" / "launcher-up"
+    data = tmp_path / "data"
+    env = up_environment("test-up:")
+    port = in_time_wait()
+    first = Up(["--port", str(port), "--data", str(data), "--logs", str(logs)], env, tmp_path / "first.txt")
+    try:
+        first.wait_for(r"Boxed In is running: open http://127\.0\.0\.1:(\d+)", 120)
+        assert f"http://127.0.0.1:{port} " in first.text() and "is taken" not in first.text()
+        metrics = f"http://127.0.0.1:{env['BOXEDIN_ENGINE_METRICS_PORT']}/metrics"
+        with urllib.request.urlopen(metrics, timeout=5) as reply:
+            assert b"boxedin" in reply.read()
+        # Another run on the same data folder is refused while this one runs.
+        second_env = up_environment("test-up-second:")
+        refused = subprocess.run(
+            [sys.executable, "-m", "boxedin.cli", "up", "--port", str(free_port()), "--data", str(data)],
+            env=second_env, cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert refused.returncode == 2 and "another `boxedin up` runs with the data folder" in refused.stderr
+
+        browser = Browser(f"http://127.0.0.1:{port}")
+        try:
+            browser.hello()
+            browser.new_game(mode="mini", opponent="ai", level="normal", first=2, ai_speed="fast")
+            # The computer moved, so the AI's pool processes run; it is our turn: kill the AI.
+            browser.wait_until(lambda s: (s["to_move"] == 1 and not s["ai_thinking"]) or s["over"])
+            assert browser.seq > 0
+            ai = next(pid for pid, command in tree(first.process.pid).items() if "boxedin.ai.service" in command)
+            pool = _group_members(ai) or []
+            assert len(pool) >= 2, "the AI's pool processes"
+            os.kill(ai, signal.SIGKILL)
+            first.wait_for(r"ai stopped \(killed by SIGKILL\); starting it again in 0\.5 s \(restart 1 of ai\)", 10)
+            first.wait_for(r"ai is back", 60)
+            alive = set(processes())
+            assert not alive & set(pool), "the killed AI's pool processes outlived it"
+            # The game goes on with the new AI service: the computer moves again.
+            before = len(browser.updates)
+            deadline = time.monotonic() + 60
+            while not any(u["action"].get("by") == 2 for u in browser.updates[before:]):
+                assert time.monotonic() < deadline and browser.state is not None and not browser.state["over"]
+                if browser.my_turn():
+                    browser.play_turn()
+                else:
+                    browser.receive()
+            saved = browser.wait_until(lambda s: (s["to_move"] == 1 and not s["ai_thinking"]) or s["over"])
+            assert not saved["over"]
+        finally:
+            browser.close()
+        started = tree(first.process.pid)
+        assert len(started) >= 10, started  # Redis, 4 services, the gateway, pools, Celery's children
+        assert first.stop(signal.SIGINT) == 0, first.text()
+        assert "Stopped." in first.text()
+        assert "restarts in this run: ai 1" in first.text()
+        left = set(processes()) & set(started)
+        assert not left, [started[pid] for pid in left]
+    finally:
+        first.stop(signal.SIGKILL)
+
+    # Started again on the same data folder: Redis reads its append-only file back.
+    second = Up(["--port", str(free_port()), "--data", str(data), "--no-worker"], env, tmp_path / "second.txt")
+    try:
+        url = second.wait_for(r"Boxed In is running: open (http://[\d.:]+)", 120).group(1)
+        again = Browser(url, device=browser.device)
+        try:
+            welcome = again.hello(game=saved["game"])
+            assert welcome["saved"] is not None and welcome["saved"]["game"] == saved["game"]
+            state = again.state
+            assert state is not None and state["game"] == saved["game"]
+            assert (state["seq"], state["scores"], state["edges"]) == (saved["seq"], saved["scores"], saved["edges"])
+        finally:
+            again.close()
+        assert second.stop(signal.SIGTERM) == 0, second.text()
+    finally:
+        second.stop(signal.SIGKILL)
