@@ -50,7 +50,12 @@ class OnlinePlay:
     # Set once the device said hello: the hash its games and matches are known by.
     _device_hash: str | None = None
     _waiting = False
+    # While a find_match or join_room is being asked, a game it starts is announced on the
+    # channel as well as in the reply: the announcement is kept (not followed twice) and followed
+    # after the reply only if the reply did not start it, as when this device was the one
+    # waiting and somebody took its place before the reply came back.
     _asking = False
+    _announced: matchmaker_pb2.MatchStarted | None = None
     _waiting_since = 0.0  # when the device asked Find Match (time.monotonic)
     _on_menu = False
 
@@ -120,8 +125,22 @@ class OnlinePlay:
 
     async def _match_started(self, started: matchmaker_pb2.MatchStarted) -> None:
         """A game of this device started through another connection (the one that joined it)."""
-        if started.game_id != self.feed.game_id and not self._asking:
-            await self._enter(started.game_id, started.via)
+        if started.game_id == self.feed.game_id:
+            return
+        if self._asking:
+            self._announced = started
+            return
+        await self._enter(started.game_id, started.via)
+
+    async def _asking_for(self, ask: Awaitable[None]) -> None:
+        self._asking = True
+        try:
+            await ask
+        finally:
+            self._asking = False
+            announced, self._announced = self._announced, None
+            if announced is not None and announced.game_id != self.feed.game_id:
+                await self._enter(announced.game_id, announced.via)
 
     async def _next_game(self, game_id: str) -> None:
         """Both players asked for a rematch: the next game is followed."""
@@ -154,11 +173,7 @@ class OnlinePlay:
             await self._enter(status.game_id, snapshot.facts.via or "room")
 
     async def on_find_match(self, frame: frames.FindMatch) -> None:
-        self._asking = True
-        try:
-            await self._find_match(frame)
-        finally:
-            self._asking = False
+        await self._asking_for(self._find_match(frame))
 
     async def _find_match(self, frame: frames.FindMatch) -> None:
         asked = time.monotonic()
@@ -194,11 +209,7 @@ class OnlinePlay:
         await self.send(outgoing.RoomClosed.build(room.code or None, reply_to=frame.id))
 
     async def on_join_room(self, frame: frames.JoinRoom) -> None:
-        self._asking = True
-        try:
-            await self._join_room(frame)
-        finally:
-            self._asking = False
+        await self._asking_for(self._join_room(frame))
 
     async def _join_room(self, frame: frames.JoinRoom) -> None:
         address = self.ws.client.host if self.ws.client is not None else ""
