@@ -17,8 +17,9 @@ from boxedin.v1 import stats_pb2
 
 from .model import DeviceStats
 
-# KEYS: record hash, counted set, results hash. ARGV: game id, expected revision, record, result.
-# Returns 1 when counted now, 2 when the game was counted before, 0 when the record changed.
+# KEYS: record hash, counted set, results hash. ARGV: game id, expected revision, record, result,
+# lifetime seconds. Returns 1 when counted now, 2 when the game was counted before, 0 when the
+# record changed. Every count renews the device's keys for another lifetime.
 _COUNT = """
 if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then return 2 end
 local rev = redis.call('HGET', KEYS[1], 'rev') or '0'
@@ -26,8 +27,12 @@ if rev ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], 'record', ARGV[3], 'rev', tostring(tonumber(rev) + 1))
 redis.call('SADD', KEYS[2], ARGV[1])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
+for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[5]) end
 return 1
 """
+
+# A device's statistics are kept this long after its last counted game, then forgotten.
+STATS_LIFETIME_SECONDS = 400 * 24 * 3600
 
 # KEYS: record hash, results hash, reset token. ARGV: token. The counted set stays, so a game
 # counted before the reset is never counted again.
@@ -65,7 +70,9 @@ class StatsStore:
     async def count(self, device: str, game_id: str, stored: StoredStats, result: stats_pb2.GameResult) -> int:
         """Stores the record with the game counted: 1 done, 2 counted before, 0 lost a race."""
         keys = [self.keys.stats(device), self.keys.stats_counted(device), self.keys.stats_results(device)]
-        args: list[str | bytes] = [game_id, stored.revision, stored.stats.to_json(), result.SerializeToString()]
+        args: list[str | bytes | int] = [
+            game_id, stored.revision, stored.stats.to_json(), result.SerializeToString(), STATS_LIFETIME_SECONDS,
+        ]  # fmt: skip
         return int(await self._count(keys=keys, args=args))
 
     async def result(self, device: str, game_id: str) -> stats_pb2.GameResult | None:

@@ -422,3 +422,24 @@ def test_a_result_is_told_for_a_finished_game_of_ones_own_only(url: str) -> None
     assert ann.error_of(type="game_result", game=ann.game_id) == "not_over"
     assert eve.error_of(type="game_result", game=ann.game_id) == "not_your_game"
     assert eve.error_of(type="game_result", game="g_nothing_by_this_name") == "no_game"
+
+
+# --- how long keys live (issue 16: every key ends) ---------------------------------------------------
+
+
+def test_the_saved_game_pointer_and_the_statistics_keys_end(stack: Stack, url: str) -> None:
+    from boxedin.common.devices import device_hash
+
+    solo = Player(url, "Solo")
+    solo.hello()
+    solo.new_game(mode="mini", opponent="local")
+    keys, client = Keys(stack.key_prefix), redis_of(stack)
+    hashed = device_hash(solo.device)
+    assert 29 * 24 * 3600 < client.ttl(keys.saved_game(hashed)) <= 30 * 24 * 3600
+    ann, bob = paired_through_a_room(url)
+    bob.request(type="leave", game=bob.game_id)
+    ann.wait_until(lambda state: state["over"])
+    assert ann.request(type="game_result", game=ann.game_id, timeout=20)["type"] == "result"
+    ann_hash = device_hash(ann.device)
+    for key in (keys.stats(ann_hash), keys.stats_counted(ann_hash), keys.stats_results(ann_hash)):
+        assert 399 * 24 * 3600 < client.ttl(key) <= 400 * 24 * 3600, key

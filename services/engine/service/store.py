@@ -206,7 +206,11 @@ class GameStore:
     async def make_saved(self, device: str, game_id: str) -> None:
         """Makes a game the device's saved game, deleting the one it replaces."""
         # With get=True: the value replaced, bytes (decode_responses is off) or None.
-        previous = cast("bytes | None", await self.redis.set(self.keys.saved_game(device), game_id, get=True))
+        # The pointer lives as long as a running game without a move; GetSavedGame renews it.
+        previous = cast(
+            "bytes | None",
+            await self.redis.set(self.keys.saved_game(device), game_id, get=True, ex=RUNNING_GAME_TTL),
+        )
         if previous and previous.decode() != game_id:
             await self.delete_game(previous.decode())
 
@@ -215,7 +219,13 @@ class GameStore:
         await self._delete_game(keys=[game_key, updates_key, deadlines_key], args=[game_id])
 
     async def saved_game_id(self, device: str) -> str | None:
-        value = cast("bytes | None", await self.redis.get(self.keys.saved_game(device)))  # decode_responses is off
+        """The device's saved game; asking renews the pointer, as a device asks on every hello."""
+        key = self.keys.saved_game(device)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.get(key)
+            pipe.expire(key, RUNNING_GAME_TTL)
+            found, _ = await pipe.execute()
+        value = cast("bytes | None", found)  # decode_responses is off
         return value.decode() if value else None
 
     async def forget_saved(self, device: str, game_id: str) -> None:
