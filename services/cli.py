@@ -15,7 +15,7 @@ COMMANDS: dict[str, str] = {
     "ai": "boxedin.ai.cli",
     "match": "boxedin.ai.match",
     "play": "boxedin.terminal",
-    "up": "boxedin.launcher",
+    "up": "boxedin.up",
     "load": "boxedin.loadtest",
     "stats": "boxedin.stats.bench",
     "fuzz": "boxedin.gateway.fuzz",

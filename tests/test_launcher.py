@@ -23,7 +23,8 @@ import grpc
 import pytest
 
 from boxedin.common.grpc_server import SERVER_OPTIONS, listen
-from boxedin.launcher import ROOT, Stack, _group_members, free_port, port_is_free
+from boxedin.launcher import ROOT, Stack, free_port, port_is_free
+from boxedin.process_groups import group_members
 
 from stacks import OUTPUT
 from wsclient import Browser
@@ -124,18 +125,18 @@ def test_a_crash_is_restarted_and_what_it_left_is_killed_a_stop_or_kill_is_not_r
     stack.start_supervising()
     try:
         pid = stack.processes["pooled"].pid
-        wait_for(lambda: len(_group_members(pid) or []) == 2, 10, "the pool process started")
+        wait_for(lambda: len(group_members(pid) or []) == 2, 10, "the pool process started")
         crashed_at = stack.crash("pooled")  # the child alone, as a crash: its pool process is left
         recovery = stack.wait_recovered("pooled", crashed_at, timeout=10)
         assert recovery.exit == "killed by SIGKILL" and stack.restarts == {"pooled": 1}
-        assert _group_members(pid) == [], "the crashed child's pool process was not killed"
+        assert group_members(pid) == [], "the crashed child's pool process was not killed"
         assert stack.processes["pooled"].pid != pid
         stopped, killed = stack.processes["stopped"].pid, stack.processes["killed"].pid
         stack.stop_process("stopped")
         stack.kill_process("killed")
         time.sleep(1)
         assert set(stack.processes) == {"pooled"} and stack.restarts == {"pooled": 1}
-        assert _group_members(stopped) == [] and _group_members(killed) == []
+        assert group_members(stopped) == [] and group_members(killed) == []
     finally:
         stack.stop()
     assert not stack.processes
@@ -275,7 +276,7 @@ def test_boxedin_up_restarts_a_crash_keeps_games_across_runs_and_leaves_nothing_
             browser.wait_until(lambda s: (s["to_move"] == 1 and not s["ai_thinking"]) or s["over"])
             assert browser.seq > 0
             ai = next(pid for pid, command in tree(first.process.pid).items() if "boxedin.ai.service" in command)
-            pool = _group_members(ai) or []
+            pool = group_members(ai) or []
             assert len(pool) >= 2, "the AI's pool processes"
             os.kill(ai, signal.SIGKILL)
             first.wait_for(r"ai stopped \(killed by SIGKILL\); starting it again in 0\.5 s \(restart 1 of ai\)", 10)

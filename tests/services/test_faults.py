@@ -32,7 +32,8 @@ import pytest
 import websockets
 from aioplayer import PlayedGame
 
-from boxedin.launcher import Stack, _group_members
+from boxedin.launcher import Stack
+from boxedin.process_groups import group_members
 
 from edge_policy import choose_edge
 from stacks import OUTPUT, make_stack
@@ -418,7 +419,7 @@ def test_a_killed_process_comes_back_and_every_game_goes_on(
         time.sleep(0.05)
     resumed = {p.index: next((t for t in p.progress if t > ready), None) for p in players}
     delays = {i: t - ready for i, t in resumed.items() if t is not None}
-    orphans = _group_members(old_pid) or []
+    orphans = group_members(old_pid) or []
     table.append(
         Row(
             name,

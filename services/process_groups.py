@@ -1,0 +1,56 @@
+"""Process groups of the children a launcher starts: each child leads a group of its own, so that
+stopping it reaches the pool processes it started too (read from /proc)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from pathlib import Path
+
+
+def group_members(group: int) -> list[int] | None:
+    """The live (not zombie) processes of a process group, from /proc; None without /proc."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return None
+    members = []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[2]) == group and fields[0] not in ("Z", "X"):
+            members.append(int(entry))
+    return members
+
+
+def kill_group(leader: int, wait: float = 3.0) -> None:
+    """SIGKILLs what is left of the process group ``leader`` led (a child starts its own group, so
+    this reaches its pool processes), and waits up to ``wait`` seconds for it to be gone."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            os.killpg(leader, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            return
+        members = group_members(leader)
+        if members == [] or time.monotonic() > deadline:
+            return  # zombies may be left to whoever reaps them: they hold no port and no memory
+        time.sleep(0.02)
+
+
+def describe_exit(code: int | None) -> str:
+    if code is None:
+        return "running"
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"killed by {signal.Signals(-code).name}"
+        return f"killed by signal {-code}"
+    return f"exit status {code}"
