@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 
 import grpc
 
+from boxedin.common.background import Background
 from boxedin.v1 import engine_pb2, engine_pb2_grpc, matchmaker_pb2, matchmaker_pb2_grpc
 
 from . import outgoing
@@ -30,7 +31,7 @@ def presence_frame(reply: matchmaker_pb2.PresenceReply) -> outgoing.PresenceFram
     return outgoing.PresenceFrame.build(reply.players_online, modes)
 
 
-class PresenceFeed:
+class PresenceFeed(Background):
     """The presence frame for the connections on the online menu, each sent only what changed
     since the last frame it got."""
 
@@ -41,17 +42,7 @@ class PresenceFeed:
         self.every_seconds = every_seconds
         self.watchers: dict[Send, outgoing.PresenceFrame | None] = {}
         self.latest: outgoing.PresenceFrame | None = None
-        self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
-
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run())
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
 
     def watch(self, send: Send) -> None:
         """A connection came to the online menu: it gets the figures at once, then changes."""
@@ -87,7 +78,7 @@ class PresenceFeed:
                 log.exception("sending presence failed")
 
 
-class WaitingKeeper:
+class WaitingKeeper(Background):
     """Keeps the Find Match places of this gateway's waiting connections, and the connections
     of its players of online games, each in one call for all every few seconds."""
 
@@ -103,16 +94,6 @@ class WaitingKeeper:
         self.devices: dict[str, int] = {}  # device token -> connections waiting
         # A connection (any key) -> the online game it follows and its device token.
         self.players: dict[object, tuple[str, str]] = {}
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run())
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
 
     def add(self, device: str) -> None:
         self.devices[device] = self.devices.get(device, 0) + 1

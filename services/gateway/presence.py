@@ -12,18 +12,18 @@ from collections import Counter
 import redis.asyncio as redis
 
 from boxedin.common import presence
+from boxedin.common.background import Background
 from boxedin.common.keys import Keys
 
 log = logging.getLogger("boxedin.gateway.presence")
 
 
-class Presence:
+class Presence(Background):
     def __init__(self, client: redis.Redis, keys: Keys, gateway: str) -> None:
         self.redis = client
         self.keys = keys
         self.gateway = gateway
         self.devices: Counter[str] = Counter()  # connections per device
-        self._task: asyncio.Task[None] | None = None
         # Set when the count changed: the next report goes at once rather than on the beat.
         self._changed = asyncio.Event()
 
@@ -38,18 +38,13 @@ class Presence:
             del self.devices[device]
             self._changed.set()
 
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._report())
-
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await super().stop()
         with contextlib.suppress(redis.RedisError):
             await presence.withdraw(self.redis, self.keys, self.gateway)
 
-    async def _report(self) -> None:
+    async def _run(self) -> None:
+        """Reports the count on a beat, and at once when it changed."""
         while True:
             try:
                 await presence.report(self.redis, self.keys, self.gateway, len(self.devices))

@@ -4,11 +4,11 @@ Redis every few seconds by each replica alike (dashboards take the largest)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 
 import redis.asyncio as redis
 
+from boxedin.common.background import Background
 from boxedin.common.metrics import FIND_MATCH_WAITING
 
 from .queue import MatchQueue
@@ -16,21 +16,11 @@ from .queue import MatchQueue
 log = logging.getLogger("boxedin.matchmaker.figures")
 
 
-class WaitingFigures:
+class WaitingFigures(Background):
     def __init__(self, queue: MatchQueue, modes: tuple[str, ...], every_seconds: float = 5.0) -> None:
         self.queue = queue
         self.modes = modes
         self.every_seconds = every_seconds
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run())
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
 
     async def update(self) -> None:
         waiting = await self.queue.modes_waiting()

@@ -7,12 +7,12 @@ second time by the game's seq."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 
 import redis.asyncio as redis
 
+from boxedin.common.background import Background
 from boxedin.common.metrics import DEADLINES_FIRED, REDIS_UP
 
 from .server import EngineService
@@ -20,22 +20,16 @@ from .server import EngineService
 log = logging.getLogger("boxedin.engine.deadlines")
 
 
-class DeadlineLoop:
+class DeadlineLoop(Background):
     def __init__(self, service: EngineService, poll_seconds: float = 0.1, lease_seconds: float = 5.0) -> None:
         self.service = service
         self.poll_seconds = poll_seconds
         self.lease_seconds = lease_seconds
-        self._task: asyncio.Task[None] | None = None
         self._firing: set[asyncio.Task[None]] = set()
 
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run())
-
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        """Stops claiming deadlines and lets the ones being applied finish."""
+        await super().stop()
         if self._firing:
             await asyncio.wait(self._firing, timeout=2)
 

@@ -5,12 +5,12 @@ the largest replica's figure."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 
 import redis.asyncio as redis
 
+from boxedin.common.background import Background
 from boxedin.common.metrics import FIGURES_UPDATED, GAMES_NOW
 from boxedin.engine.rules import MODES
 
@@ -21,24 +21,14 @@ log = logging.getLogger("boxedin.engine.figures")
 PLAYED_NOW_SECONDS = 30 * 60
 
 
-class FiguresLoop:
+class FiguresLoop(Background):
     def __init__(self, store: GameStore, every_seconds: float = 5.0) -> None:
         self.store = store
         self.every_seconds = every_seconds
-        self._task: asyncio.Task[None] | None = None
         # The games being played now by mode, as last worked out (None before the first time),
         # and the online games among them.
         self.games_now: dict[str, int] | None = None
         self.online_games_now: dict[str, int] = {}
-
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run())
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
 
     async def update(self) -> dict[str, int]:
         modes = [*MODES, "custom"]
