@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -20,10 +21,13 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .ports import free_port, port_is_free
 from .process_groups import describe_exit, kill_group
+
+if TYPE_CHECKING:
+    import grpc
 
 __all__ = ["ROOT", "Recovery", "Stack", "free_port", "port_is_free", "redis_answers", "redis_server_binary", "running"]
 
@@ -108,6 +112,9 @@ class Stack:
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     # Running gateway, engine and matchmaker replicas: process name -> port.
     gateways: dict[str, int] = field(default_factory=dict)
+    # Where each gateway replica serves its /metrics: process name -> port (the first one's is
+    # metrics_ports["gateway"]).
+    gateway_metrics: dict[str, int] = field(default_factory=dict)
     engines: dict[str, int] = field(default_factory=dict)
     matchmakers: dict[str, int] = field(default_factory=dict)
     # The local Redis: with ``redis_data`` it keeps an append-only file in that folder, which
@@ -123,9 +130,14 @@ class Stack:
     restarts: dict[str, int] = field(default_factory=dict)
     recoveries: list[Recovery] = field(default_factory=list)
     _redis_dir: str | None = None
+    # The services' shared secret (boxedin.common.service_auth): the environment's, else one
+    # made for this stack.
+    service_secret: str = field(
+        default_factory=lambda: os.environ.get("BOXEDIN_SERVICE_SECRET") or secrets.token_urlsafe(32)
+    )
     # Where each service's Prometheus figures are served.
     metrics_ports: dict[str, int] = field(
-        default_factory=lambda: {n: free_port() for n in ("engine", "ai", "worker", "stats", "matchmaker")}
+        default_factory=lambda: {n: free_port() for n in ("gateway", "engine", "ai", "worker", "stats", "matchmaker")}
     )
     _children: dict[str, _Child] = field(default_factory=dict)
     _lock: threading.RLock = field(default_factory=threading.RLock)
@@ -149,6 +161,7 @@ class Stack:
                 "BOXEDIN_AI_METRICS_PORT": str(self.metrics_ports["ai"]),
                 "BOXEDIN_WORKER_METRICS_PORT": str(self.metrics_ports["worker"]),
                 "BOXEDIN_WEB_DIST": self.web_dist,
+                "BOXEDIN_SERVICE_SECRET": self.service_secret,
                 "PYTHONUNBUFFERED": "1",
             }
         )
@@ -272,6 +285,11 @@ class Stack:
         name = "gateway"
         while name in self.processes:
             name = f"gateway-{port}"
+        metrics = self.gateway_metrics.get(name) or (
+            self.metrics_ports["gateway"] if name == "gateway" else free_port()
+        )
+        env["BOXEDIN_GATEWAY_METRICS_PORT"] = str(metrics)
+        self.gateway_metrics[name] = metrics
         self._start(
             name,
             [sys.executable, "-m", "boxedin.gateway"],
@@ -284,6 +302,11 @@ class Stack:
     @property
     def gateway_ports(self) -> list[int]:
         return list(self.gateways.values())
+
+    def metrics_url(self, name: str) -> str:
+        """Where the process ``name`` (a gateway replica, or a service's kind) serves /metrics."""
+        port = self.gateway_metrics[name] if name in self.gateway_metrics else self.metrics_ports[name]
+        return f"http://127.0.0.1:{port}/metrics"
 
     def start(self) -> None:
         if self.redis_url is None:
@@ -337,6 +360,18 @@ class Stack:
                 problem = f"{only} stopped ({describe_exit(process.returncode)}){self.log_tail(only)}"
         if problem:
             raise RuntimeError(problem.replace("stopped", "stopped while starting", 1))
+
+    def channel(self, port: int, caller: str) -> grpc.aio.Channel:
+        """An asyncio channel to one of the stack's services, calling as the service ``caller``."""
+        from boxedin.common import grpc_client
+
+        return grpc_client.channel(f"127.0.0.1:{port}", caller, self.service_secret)
+
+    def call_metadata(self, caller: str) -> tuple[tuple[str, str], ...]:
+        """The metadata of a call made as the service ``caller`` (for blocking stubs)."""
+        from boxedin.common.service_auth import call_metadata
+
+        return call_metadata(caller, self.service_secret)
 
     def wait_serving(self, name: str, port: int, timeout: float = 60, only: str | None = None) -> None:
         """Waits until the gRPC service ``name`` on ``port`` answers its health check with SERVING (the

@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
             f"the {name} service", "127.0.0.1", grpc_port(address), variable if _set_in_environment(variable) else None
         )
     metrics: dict[str, _Port] = {}
-    for name in ("engine", "ai", "worker", "stats", "matchmaker"):
+    for name in ("gateway", "engine", "ai", "worker", "stats", "matchmaker"):
         if name == "worker" and args.no_worker:
             continue
         variable = f"BOXEDIN_{name.upper()}_METRICS_PORT"

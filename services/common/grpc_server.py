@@ -15,6 +15,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from prometheus_client import start_http_server
 
 from .metrics import RPC_LATENCY
+from .service_auth import CallerCheck
 
 log = logging.getLogger("boxedin.grpc")
 
@@ -86,6 +87,8 @@ def listen(server: grpc.aio.Server, name: str, address: str) -> int:
 
 async def serve(
     name: str,
+    service: str,
+    secret: str,
     address: str,
     metrics_port: int,
     register: Callable[[grpc.aio.Server], None],
@@ -93,8 +96,10 @@ async def serve(
     on_stop: Callable[[], Awaitable[None]] | None = None,
     metrics_host: str = "127.0.0.1",
 ) -> None:
-    """Serves until SIGTERM or SIGINT, then stops taking calls and lets running ones finish."""
-    server = grpc.aio.server(interceptors=[ObservingInterceptor()], options=SERVER_OPTIONS)
+    """Serves until SIGTERM or SIGINT, then stops taking calls and lets running ones finish.
+    Calls are taken only from the services allowed to call ``service`` (service_auth.CALLERS)."""
+    interceptors = [ObservingInterceptor(), CallerCheck(service, secret)]
+    server = grpc.aio.server(interceptors=interceptors, options=SERVER_OPTIONS)
     register(server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

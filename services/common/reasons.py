@@ -43,6 +43,9 @@ _STATUS = {
     "not_over": grpc.StatusCode.FAILED_PRECONDITION,
     "rematch_over": grpc.StatusCode.FAILED_PRECONDITION,
     "too_many_tries": grpc.StatusCode.RESOURCE_EXHAUSTED,
+    # A call from a service that may not make it (boxedin.common.service_auth).
+    "not_allowed": grpc.StatusCode.PERMISSION_DENIED,
+    "unauthenticated": grpc.StatusCode.UNAUTHENTICATED,
 }
 
 

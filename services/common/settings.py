@@ -30,6 +30,9 @@ class Settings(BaseSettings):
     ai_address: str = "127.0.0.1:50052"
     stats_address: str = "127.0.0.1:50053"
     matchmaker_address: str = "127.0.0.1:50054"
+    # The gateway serves its Prometheus /metrics here, apart from its public port (an Ingress
+    # exposes that one); 0: not served.
+    gateway_metrics_port: int = 9100
     engine_metrics_port: int = 9101
     ai_metrics_port: int = 9102
     worker_metrics_port: int = 9103
@@ -122,6 +125,10 @@ class Settings(BaseSettings):
     # empty: /ops is off. In production the gateway refuses to start without one.
     ops_token: str = ""
     production: bool = False
+    # The services take calls only from each other: each call carries its service's name and an
+    # HMAC of it under this shared secret (from a Kubernetes Secret; boxedin.common.service_auth).
+    # Every service refuses to start without one; `boxedin up` makes one for its run.
+    service_secret: str = Field(default="", repr=False)
 
     @model_validator(mode="after")
     def _a_catch_up_fits_the_send_queue(self) -> Settings:

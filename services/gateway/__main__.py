@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uvicorn
+from prometheus_client import start_http_server
 
 from boxedin.common.logs import setup_logging
 from boxedin.common.settings import settings
@@ -14,8 +15,16 @@ from .frames import MAX_READ_BYTES
 def main() -> None:
     config = settings()
     setup_logging("gateway", config.log_level)
+    app = create_app(config)
+    if config.gateway_metrics_port:
+        # Apart from the public port, which an Ingress exposes to everyone.
+        try:
+            start_http_server(config.gateway_metrics_port, addr=config.metrics_host)
+        except OSError as exc:
+            where = f"{config.metrics_host}:{config.gateway_metrics_port}"
+            raise SystemExit(f"gateway: cannot serve metrics on {where}: {exc.strerror}") from None
     uvicorn.run(
-        create_app(config),
+        app,
         host=config.gateway_host,
         port=config.gateway_port,
         log_config=None,

@@ -1,4 +1,4 @@
-"""The gateway's FastAPI application: /ws for play, /healthz and /readyz, /metrics, and the
+"""The gateway's FastAPI application: /ws for play, /healthz and /readyz, /ops, and the
 built web client at /."""
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ from typing import Any
 import grpc
 import redis.asyncio as redis
 from fastapi import FastAPI, Request, WebSocket
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from boxedin.common import grpc_client
 from boxedin.common.metrics import WEBSOCKETS
 from boxedin.common.redis_client import connect
+from boxedin.common.service_auth import check_secret
 from boxedin.common.settings import Settings, settings
 from boxedin.v1 import engine_pb2_grpc, matchmaker_pb2_grpc, stats_pb2_grpc
 
@@ -37,6 +37,7 @@ _NOT_BUILT = """<!doctype html><meta charset="utf-8"><title>Boxed In</title>
 
 def create_app(config: Settings | None = None) -> FastAPI:
     config = config or settings()
+    check_secret(config.service_secret)
     if config.production and not config.ops_token:
         raise RuntimeError("in production the gateway needs BOXEDIN_OPS_TOKEN (the operator's page token)")
     limits = GatewayLimits.of(config)
@@ -49,11 +50,11 @@ def create_app(config: Settings | None = None) -> FastAPI:
         presence = Presence(client, config.keys(), uuid.uuid4().hex)
         presence.start()
         app.state.presence = presence
-        engine_channel = grpc_client.channel(config.engine_address)
+        engine_channel = grpc_client.channel(config.engine_address, "gateway", config.service_secret)
         app.state.redis = client
         app.state.engine_channel = engine_channel
-        stats_channel = grpc_client.channel(config.stats_address)
-        matchmaker_channel = grpc_client.channel(config.matchmaker_address)
+        stats_channel = grpc_client.channel(config.stats_address, "gateway", config.service_secret)
+        matchmaker_channel = grpc_client.channel(config.matchmaker_address, "gateway", config.service_secret)
         matchmaker = matchmaker_pb2_grpc.MatchmakerStub(matchmaker_channel)
         presence_feed = PresenceFeed(matchmaker_pb2_grpc.PresenceStub(matchmaker_channel))
         presence_feed.start()
@@ -135,10 +136,6 @@ def create_app(config: Settings | None = None) -> FastAPI:
             checks["engine"] = f"down: {exc.code().name}"
         ready = checks["redis"] == "ok" and checks["engine"] == "serving"
         return JSONResponse({"status": "ready" if ready else "not ready", **checks}, status_code=200 if ready else 503)
-
-    @app.get("/metrics")
-    async def metrics() -> Response:
-        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
     dist = Path(config.web_dist)
     if (dist / "index.html").is_file():

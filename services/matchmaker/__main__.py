@@ -24,7 +24,7 @@ async def main() -> None:
     setup_logging("matchmaker", config.log_level)
     client = connect(config)
     keys = config.keys()
-    engine_channel = grpc_client.channel(config.engine_address)
+    engine_channel = grpc_client.channel(config.engine_address, "matchmaker", config.service_secret)
     engine = engine_pb2_grpc.EngineStub(engine_channel)
 
     rooms = Rooms(client, keys, config.join_tries_per_device, config.join_tries_per_address)
@@ -45,6 +45,8 @@ async def main() -> None:
 
     await serve(
         "boxedin.v1.Matchmaker",
+        "matchmaker",
+        config.service_secret,
         config.matchmaker_address,
         config.matchmaker_metrics_port,
         add,

@@ -31,6 +31,8 @@ async def main() -> None:
 
     await serve(
         "boxedin.v1.Stats",
+        "stats",
+        config.service_secret,
         config.stats_address,
         config.stats_metrics_port,
         lambda server: stats_pb2_grpc.add_StatsServicer_to_server(StatsService(store), server),

@@ -51,7 +51,7 @@ PROMTOOL = os.environ.get("BOXEDIN_PROMTOOL", "/usr/bin/promtool")
 # The `job` label each process kind gets from the chart's scrape configuration (rules.yaml's
 # header), with the port of the stack that process serves /metrics on.
 JOBS: dict[str, Callable[[Stack], int]] = {
-    "boxedin-gateway": lambda stack: stack.gateway_port,
+    "boxedin-gateway": lambda stack: stack.gateway_metrics["gateway"],
     "boxedin-engine": lambda stack: stack.metrics_ports["engine"],
     "boxedin-ai": lambda stack: stack.metrics_ports["ai"],
     "boxedin-stats": lambda stack: stack.metrics_ports["stats"],

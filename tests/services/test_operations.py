@@ -52,7 +52,9 @@ def test_every_service_serves_the_figures_an_operator_needs(live_stack: Stack) -
         browser.play_to_the_end()
         engine = families(f"http://127.0.0.1:{live_stack.metrics_ports['engine']}/metrics")
         ai = families(f"http://127.0.0.1:{live_stack.metrics_ports['ai']}/metrics")
-        gateway = families(live_stack.url() + "/metrics")
+        gateway = families(live_stack.metrics_url("gateway"))
+        # Not on the public port, which an Ingress exposes to everyone.
+        assert fetch(live_stack.url() + "/metrics")[0] == 404
     finally:
         browser.close()
     assert {"boxedin_games_created", "boxedin_actions", "boxedin_action_seconds", "boxedin_refusals",

@@ -107,8 +107,7 @@ def test_a_client_goes_on_through_another_gateway_from_its_sequence_number(stack
 async def _race(stack: Stack) -> None:
     second = free_port()
     stack.start_engine(second, name="engine-2")
-    replicas = [f"127.0.0.1:{stack.engine_port}", f"127.0.0.1:{second}"]
-    channels = [grpc.aio.insecure_channel(address) for address in replicas]
+    channels = [stack.channel(port, "gateway") for port in (stack.engine_port, second)]
     try:
         for channel in channels:
             await asyncio.wait_for(channel.channel_ready(), 20)
@@ -138,7 +137,7 @@ async def _race(stack: Stack) -> None:
             assert len(applied) == 1 and len(refused) == 1, results
             reason = dict(refused[0].trailing_metadata() or ())[REASON_KEY]
             assert reason in ("stale", "busy")
-            current = await stubs[1].GetGame(engine_pb2.GetGameRequest(game_id=game.game_id))
+            current = await stubs[1].GetGame(engine_pb2.GetGameRequest(game_id=game.game_id, device=device))
             assert current.seq == snapshot.seq + 1
             snapshot = current
             if not snapshot.over and '"phase":"roll"' in snapshot.state_json:

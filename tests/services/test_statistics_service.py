@@ -41,7 +41,7 @@ async def _finish_games(
     """Finishes games against the AI (Easy), each resigned by its player at once: a loss. Each
     finished game's id is added to ``finished`` as it finishes."""
     done = finished if finished is not None else []
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.engine_port}") as channel:
+    async with stack.channel(stack.engine_port, "gateway") as channel:
         engine = engine_pb2_grpc.EngineStub(channel)
         setup = common_pb2.GameSetup(mode="mini", opponent="ai", level="easy", first=1)
 
@@ -68,7 +68,7 @@ def pending_finished(stack: Stack) -> int:
 def stats_of(stack: Stack, device: str, port: int | None = None) -> stats_pb2.DeviceStatistics:
     with grpc.insecure_channel(f"127.0.0.1:{port or stack.stats_port}") as channel:
         reply: stats_pb2.DeviceStatistics = stats_pb2_grpc.StatsStub(channel).GetStats(
-            stats_pb2.StatsRequest(device=device), timeout=5
+            stats_pb2.StatsRequest(device=device), timeout=5, metadata=stack.call_metadata("gateway")
         )
         return reply
 
@@ -118,7 +118,9 @@ def test_a_replay_of_the_stream_counts_nothing_twice(stack: Stack) -> None:
     wait_for_games(stack, [device], before + 1)
     # The same finished game written to its stream again, as a replay would.
     with grpc.insecure_channel(f"127.0.0.1:{stack.engine_port}") as channel:
-        snapshot = engine_pb2_grpc.EngineStub(channel).GetGame(engine_pb2.GetGameRequest(game_id=game_id))
+        snapshot = engine_pb2_grpc.EngineStub(channel).GetGame(
+            engine_pb2.GetGameRequest(game_id=game_id), metadata=stack.call_metadata("ai")
+        )
     again = common_pb2.FinishedGame(
         game_id=game_id,
         record=snapshot.record,
@@ -209,16 +211,19 @@ def test_a_reset_needs_its_confirmation_token_and_then_empties_everything(stack:
 def test_bad_statistics_requests_are_refused_with_a_reason(stack: Stack) -> None:
     with grpc.insecure_channel(f"127.0.0.1:{stack.stats_port}") as channel:
         stub = stats_pb2_grpc.StatsStub(channel)
+        as_gateway = stack.call_metadata("gateway")
         with pytest.raises(grpc.RpcError) as refused:
-            stub.GetStats(stats_pb2.StatsRequest(device="short"), timeout=5)
+            stub.GetStats(stats_pb2.StatsRequest(device="short"), timeout=5, metadata=as_gateway)
         assert dict(refused.value.trailing_metadata())[REASON_KEY] == "bad_device"
         with pytest.raises(grpc.RpcError) as refused:
-            stub.Reset(stats_pb2.ResetRequest(device=DEVICES[5]), timeout=5)
+            stub.Reset(stats_pb2.ResetRequest(device=DEVICES[5]), timeout=5, metadata=as_gateway)
         assert dict(refused.value.trailing_metadata())[REASON_KEY] == "bad_token"
         with pytest.raises(grpc.RpcError) as refused:
-            stub.GetGameResult(stats_pb2.GameResultRequest(device=DEVICES[5], game_id="g_unknown"), timeout=5)
+            unknown_game = stats_pb2.GameResultRequest(device=DEVICES[5], game_id="g_unknown")
+            stub.GetGameResult(unknown_game, timeout=5, metadata=as_gateway)
         assert dict(refused.value.trailing_metadata())[REASON_KEY] == "no_game"
-        unknown = stub.GetStats(stats_pb2.StatsRequest(device="never-seen-device-0123456789"), timeout=5)
+        never_seen = stats_pb2.StatsRequest(device="never-seen-device-0123456789")
+        unknown = stub.GetStats(never_seen, timeout=5, metadata=as_gateway)
         assert unknown.games == 0 and len(unknown.achievements) == 36
     browser = Browser(stack.url(), device=DEVICES[5])
     try:

@@ -11,7 +11,6 @@ import time
 import urllib.request
 from collections.abc import Iterator
 
-import grpc
 import pytest
 import redis
 from aioplayer import PlayedGame, play_many
@@ -178,7 +177,7 @@ def engine_counter(port: int, name: str, labels: dict[str, str]) -> float:
 
 
 async def _two_hundred_deadlines(stack: Stack, ports: list[int]) -> tuple[dict[str, float], list[str]]:
-    channels = [grpc.aio.insecure_channel(f"127.0.0.1:{port}") for port in ports]
+    channels = [stack.channel(port, "gateway") for port in ports]
     try:
         stubs = [engine_pb2_grpc.EngineStub(channel) for channel in channels]
         setup = common_pb2.GameSetup(mode="classic", opponent="local", clock_seconds=10)

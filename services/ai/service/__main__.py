@@ -29,7 +29,7 @@ async def main() -> None:
         return ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn"))
 
     thinker = Thinker(config, make_executor)
-    channel = grpc_client.channel(config.engine_address)
+    channel = grpc_client.channel(config.engine_address, "ai", config.service_secret)
     turns = TurnPlayer(config, client, engine_pb2_grpc.EngineStub(channel), thinker)
     await turns.start()
 
@@ -41,6 +41,8 @@ async def main() -> None:
 
     await serve(
         "boxedin.v1.Ai",
+        "ai",
+        config.service_secret,
         config.ai_address,
         config.ai_metrics_port,
         lambda server: ai_pb2_grpc.add_AiServicer_to_server(AiService(config, thinker), server),

@@ -36,6 +36,8 @@ async def main() -> None:
 
     await serve(
         "boxedin.v1.Engine",
+        "engine",
+        config.service_secret,
         config.engine_address,
         config.engine_metrics_port,
         lambda server: engine_pb2_grpc.add_EngineServicer_to_server(service, server),

@@ -201,7 +201,10 @@ def authorize(record: GameRecord, game: Game, caller: Caller, action: Action | V
         return game.to_move or 0
     if isinstance(caller, Computer):
         if isinstance(action, str):
-            return record.computer_seat() or 0
+            seat = record.computer_seat()
+            if seat is None:
+                raise Refusal("not_your_game", "the computer has no seat in this game")
+            return seat
         if not isinstance(action, Roll | DrawAction | EndTurn):
             raise Refusal("malformed", "the computer rolls, draws and ends its turn, nothing else")
         if not record.computer_to_move(game):

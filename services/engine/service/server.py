@@ -25,6 +25,7 @@ from boxedin.common.metrics import (
     RULE_ERRORS,
 )
 from boxedin.common.reasons import Refusal, abort
+from boxedin.common.service_auth import calling_service
 from boxedin.engine import codec
 from boxedin.engine.actions import Action, Draw, EndTurn, GameError, Resign, Roll, Timeout, Undo, edge_from_json
 from boxedin.engine.game import Game
@@ -114,13 +115,21 @@ def finished_game(game_id: str, encoded: bytes, record: GameRecord, now: float) 
 
 
 def caller_of(request: engine_pb2.ActRequest) -> Caller:
-    """Who makes an action request: a person (by the hash of the device token), the computer,
-    or a deadline."""
+    """Who makes an action request: a person (by the hash of the device token, which only the
+    gateway vouches for), the computer (only the AI service plays it), or a deadline (only this
+    service's own deadline loop, never a call)."""
+    service = calling_service()
     if request.actor == Actor.ACTOR_HUMAN:
+        if service != "gateway":
+            raise Refusal("not_allowed", "only the gateway acts for a player")
         return Person(device_hash(request.device))
     if request.actor == Actor.ACTOR_AI:
+        if service != "ai":
+            raise Refusal("not_allowed", "only the AI service plays the computer's turns")
         return COMPUTER
     if request.actor == Actor.ACTOR_CLOCK:
+        if service:
+            raise Refusal("not_allowed", "only the engine's deadlines end a turn on time")
         return CLOCK
     raise Refusal("malformed", "the request names no actor")
 
@@ -153,12 +162,16 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         return stored, codec.decode(stored.game)
 
     async def _load_for(self, game_id: str, device: str, what: View) -> tuple[StoredGame, Game, int]:
-        """Loads a game a device may see (``device`` empty: one of the project's services), with
-        the device's seat (0 for a service)."""
+        """Loads a game a device may see, with the device's seat. Only the AI service reads a
+        game without a device: one where the computer has a seat (the seat is then 0)."""
+        if not device and calling_service() == "ai":
+            caller: Caller = COMPUTER
+        else:
+            caller = Person(device_hash(device))
         stored, game = await self._load(game_id)
         self._remember(game_id, stored.seq, game)
-        seat = authorize(stored.record, game, Person(device_hash(device)), what) if device else 0
-        return stored, game, seat
+        seat = authorize(stored.record, game, caller, what)
+        return stored, game, seat if isinstance(caller, Person) else 0
 
     def _remember(self, game_id: str, seq: int, game: Game) -> None:
         self._games[game_id] = (seq, game)
