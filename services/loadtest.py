@@ -13,7 +13,6 @@ import contextlib
 import itertools
 import json
 import random
-import secrets
 import sys
 import time
 from collections import Counter
@@ -54,7 +53,7 @@ async def play_one(url: str, mode: str, tally: Tally, rng_seed: int) -> None:
                 if reply["type"] in ("welcome", "state", "update", "error"):
                     return reply
 
-        await request({"type": "hello", "device": secrets.token_urlsafe(24)})
+        await request({"type": "hello"})
         reply = await request({"type": "new_game", "mode": mode, "opponent": "local"})
         state = reply["game"]
         while not state["over"]:
@@ -160,7 +159,8 @@ class OnlinePlayer:
     def __init__(self, url: str, name: str, device: str | None = None, seed: int = 0) -> None:
         self.url = ws_url(url)
         self.name = name
-        self.device = device or secrets.token_urlsafe(24)
+        # The token the server issued (the welcome carries it); none before the first hello.
+        self.device = device
         self.rng = random.Random(seed)
         self.ws: ClientConnection | None = None
         self.matched: dict[str, Any] | None = None
@@ -185,7 +185,12 @@ class OnlinePlayer:
         self.ws = await websockets.connect(
             self.url, max_size=2**24, open_timeout=timeout, ping_interval=None, close_timeout=2
         )
-        return await self.request({"type": "hello", "device": self.device}, timeout)
+        hello: dict[str, Any] = {"type": "hello"}
+        if self.device is not None:
+            hello["device"] = self.device
+        welcome = await self.request(hello, timeout)
+        self.device = welcome.get("device", self.device)
+        return welcome
 
     async def close(self) -> None:
         if self.ws is not None:
@@ -377,6 +382,7 @@ async def run_online_load(url: str, pairs: int, mode: str, concurrency: int | No
                 matched = await player.find_match(mode)
                 assert player.pairing_seconds is not None
                 tally.pairing.append(player.pairing_seconds)
+                assert player.device is not None, "the welcome carries the device's token"
                 tally.matched.append((player.device, matched["game"], matched["seat"]))
                 final = await player.play()
                 tally.finished.add(final["game"])

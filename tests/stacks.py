@@ -4,9 +4,14 @@ and a key prefix of its own, its logs under the test run's output folder."""
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 from pathlib import Path
 
+import redis
+
+from boxedin.common.keys import Keys
+from boxedin.gateway import identity
 from boxedin.launcher import Stack, free_port
 
 TESTS = Path(__file__).parent
@@ -28,3 +33,18 @@ def make_stack(name: str, **options: object) -> Stack:
         extra_env={**FAST_AI, **options.pop("extra_env", {})},  # type: ignore[dict-item]
         **options,  # type: ignore[arg-type]
     )
+
+
+def issued_device(stack: Stack) -> str:
+    """A device token as the stack's gateways issue them, for a test that plays as a device
+    through the engine and then looks at it through a gateway. The device key is made the way a
+    gateway makes it, if no gateway has yet."""
+    client = redis.Redis.from_url(str(stack.redis_url))
+    try:
+        name = Keys(stack.key_prefix).device_token_key()
+        client.set(name, secrets.token_bytes(32), nx=True)
+        key = client.get(name)
+    finally:
+        client.close()
+    assert isinstance(key, bytes)
+    return identity.issue(key)

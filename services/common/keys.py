@@ -95,6 +95,10 @@ class Keys:
 
     # --- a device ----------------------------------------------------------------------------
 
+    def device_token_key(self) -> str:
+        """The key device tokens are signed with (boxedin.gateway.identity): one, never expiring."""
+        return f"{self.prefix}device-token-key"
+
     def saved_game(self, device_hash: str) -> str:
         """The id of the device's saved game (the device named by the hash of its token)."""
         return f"{self.prefix}device:{device_hash}:saved"
@@ -118,9 +122,9 @@ class Keys:
         """A hash: a room (its creator, mode, rule, state, when it expires)."""
         return f"{self.prefix}{{mm}}:room:{code}"
 
-    def device_room(self) -> str:
-        """A hash: device hash -> the code of its open room."""
-        return f"{self.prefix}{{mm}}:device-rooms"
+    def device_room(self, device_hash: str) -> str:
+        """The code of the device's open room, while the room waits."""
+        return f"{self.prefix}{{mm}}:device-room:{device_hash}"
 
     def join_tries(self, who: str, minute: int) -> str:
         """Join attempts of a device or an address in one minute."""

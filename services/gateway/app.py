@@ -26,6 +26,7 @@ from boxedin.v1 import engine_pb2_grpc, matchmaker_pb2_grpc, stats_pb2_grpc
 from . import ops
 from .connection import KeepTransport
 from .hub import UpdateHub
+from .identity import DeviceTokens
 from .limits import CLOSE_TOO_MANY_CONNECTIONS, GatewayLimits
 from .online import PresenceFeed, WaitingKeeper
 from .presence import Presence
@@ -69,6 +70,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
             presence_feed,
             keeper,
             limits,
+            DeviceTokens(client, config.keys()),
         )
         try:
             yield

@@ -35,7 +35,8 @@ class Frame(BaseModel):
 
 class Hello(Frame):
     type: Literal["hello"]
-    device: Annotated[str, StringConstraints(max_length=128)]
+    # The token the server issued this device before; none on a device's first hello.
+    device: Annotated[str, StringConstraints(max_length=128)] | None = None
     game: GameId | None = None
     seq: Seq | None = None
 

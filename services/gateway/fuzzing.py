@@ -28,7 +28,6 @@ import functools
 import itertools
 import json
 import math
-import secrets
 import string
 import time
 from collections import Counter
@@ -479,7 +478,7 @@ class _Connection:
     def __init__(self, run: FuzzRun, index: int) -> None:
         self.run = run
         self.index = index
-        self.device = secrets.token_urlsafe(24)
+        self.device: str | None = None  # issued by the server in the first welcome
         self.ws: ClientConnection | None = None
         self.game: str | None = None  # the game this connection follows
         self.said_hello = False
@@ -498,7 +497,8 @@ class _Connection:
         self.run.summary.connections += 1
         # Most connections say hello first; some stay before hello, where frames get hello_first.
         if self.index % 8 != 7:
-            await self.exchange(json.dumps({"type": "hello", "device": self.device}), True, None)
+            hello = {"type": "hello"} if self.device is None else {"type": "hello", "device": self.device}
+            await self.exchange(json.dumps(hello), True, None)
         return ws
 
     async def close(self) -> None:
@@ -589,6 +589,7 @@ class _Connection:
             self.game = frame["game"]["game"]
         elif kind == "welcome":
             self.said_hello = True
+            self.device = frame["device"]
         return frame
 
 
@@ -612,7 +613,7 @@ class FuzzRun:
         self.summary = Summary()
         self.markers = itertools.count(1)
         self.held_game = ""
-        self._holder_device = secrets.token_urlsafe(24)
+        self._holder_device = ""  # issued by the server in the holder's welcome
         self._holder: ClientConnection | None = None
         self._held_state: dict[str, Any] = {}
         self._holder_frames: list[dict[str, Any]] = []
@@ -623,12 +624,14 @@ class FuzzRun:
         """A local game of a device no fuzzed connection is, held open by its own connection."""
         holder = await connect(self.ws_url, max_size=2**24, open_timeout=15, ping_interval=None)
         self._holder = holder
-        await holder.send(json.dumps({"type": "hello", "device": self._holder_device, "id": 1}))
+        await holder.send(json.dumps({"type": "hello", "id": 1}))
         await holder.send(json.dumps({"type": "new_game", "mode": "classic", "opponent": "local", "id": 2}))
         async with asyncio.timeout(15):
             while True:
                 frame = json.loads(await holder.recv())
-                if frame["type"] == "state":
+                if frame["type"] == "welcome":
+                    self._holder_device = frame["device"]
+                elif frame["type"] == "state":
                     break
         self.held_game, self._held_state = frame["game"]["game"], frame["game"]
         self.summary.held_game = self.held_game

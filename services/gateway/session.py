@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+import redis.asyncio as redis
 from fastapi import WebSocket
 
 from boxedin.common.devices import check_device
@@ -24,6 +25,7 @@ from . import frames, outgoing, refusal_log, statistics
 from .connection import Connection
 from .feed import GameFeed
 from .hub import UpdateHub
+from .identity import DeviceTokens
 from .limits import CLOSE_TOO_FAST, GatewayLimits
 from .online import PresenceFeed, WaitingKeeper
 from .online_session import OnlinePlay
@@ -42,6 +44,7 @@ class Backends:
     presence_feed: PresenceFeed
     keeper: WaitingKeeper
     limits: GatewayLimits
+    tokens: DeviceTokens
 
 
 def _summary(saved: common_pb2.SavedGameSummary) -> outgoing.SavedSummary:
@@ -69,6 +72,7 @@ class Session(OnlinePlay):
         self.hub = backends.hub
         self.presence_feed = backends.presence_feed
         self.keeper = backends.keeper
+        self.tokens = backends.tokens
         self.device: str | None = None
         self.connection = Connection(ws, backends.limits.connection, backends.limits.log)
         self.feed = GameFeed(backends.engine, backends.hub, self.push)
@@ -179,24 +183,32 @@ class Session(OnlinePlay):
     # --- frames ------------------------------------------------------------------------------
 
     async def on_hello(self, frame: frames.Hello) -> None:
-        device = check_device(frame.device)
-        if self.device is not None and device != self.device:
-            raise Refusal("bad_device", "a connection keeps the device it said hello with")
-        if self.device is None:
+        if self.device is not None:
+            if frame.device != self.device:
+                raise Refusal("bad_device", "a connection keeps the device it said hello with")
+            device, new = self.device, False
+        else:
+            if frame.device:
+                check_device(frame.device)
+            try:
+                # A token we did not issue (made up, or from before tokens were issued) is
+                # replaced: the welcome carries the device's token from now on.
+                device, new = await self.tokens.vouch(frame.device)
+            except redis.RedisError as exc:
+                raise Refusal("unavailable", "the server cannot reach its store; try again shortly") from exc
             self.presence.arrive(device)
-        self.device = device
-        self.feed.device = device
-        self.online_hello(device)
-        try:
-            saved: outgoing.SavedSummary | None = _summary(
-                await self.engine.GetSavedGame(engine_pb2.DeviceRequest(device=device), timeout=5)
-            )
-        except grpc.RpcError as error:
-            if refusal_of(error).reason != "no_game":
-                raise
-            saved = None
+            self.device = device
+            self.feed.device = device
+            self.online_hello(device)
+        saved: outgoing.SavedSummary | None = None
+        if not new:
+            try:
+                saved = _summary(await self.engine.GetSavedGame(engine_pb2.DeviceRequest(device=device), timeout=5))
+            except grpc.RpcError as error:
+                if refusal_of(error).reason != "no_game":
+                    raise
         await self.send(outgoing.Welcome.build(device, saved, time.time(), reply_to=frame.id))
-        if frame.game:
+        if frame.game and not new:
             snapshot = await self.engine.GetGame(
                 engine_pb2.GetGameRequest(game_id=frame.game, device=device), timeout=5
             )

@@ -21,20 +21,21 @@ ROOM_WAIT_SECONDS = 30 * 60
 # An expired or used room is remembered this long, to tell a late friend what became of it.
 ROOM_KEPT_SECONDS = 24 * 3600
 
-# KEYS: room, device rooms. ARGV: code, device, name, mode, overlap, expires ms, kept seconds.
-# 0 when the code is taken (the caller draws another).
+# KEYS: room, the device's room. ARGV: code, device, name, mode, overlap, expires ms, kept
+# seconds, wait seconds. 0 when the code is taken (the caller draws another). The device's room
+# is forgotten when the room stops waiting.
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'code', ARGV[1], 'device', ARGV[2], 'name', ARGV[3], 'mode', ARGV[4],
   'overlap', ARGV[5], 'expires', ARGV[6], 'state', 'open')
 redis.call('EXPIRE', KEYS[1], ARGV[7])
-redis.call('HSET', KEYS[2], ARGV[2], ARGV[1])
+redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[8])
 return 1
 """
 
-# KEYS: room, device rooms. ARGV: device, code. Closes the device's room if it is still open.
+# KEYS: room, the device's room. ARGV: device, code. Closes the device's room if it is still open.
 _CLOSE = """
-if redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[2], ARGV[1]) end
+if redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
 if redis.call('HGET', KEYS[1], 'device') == ARGV[1] and redis.call('HGET', KEYS[1], 'state') == 'open' then
   redis.call('HSET', KEYS[1], 'state', 'closed')
   return 1
@@ -111,8 +112,10 @@ class Rooms:
         expires = round(time.time() + ROOM_WAIT_SECONDS, 3)  # kept in milliseconds
         while True:
             code = new_code()
-            args: list[str | int] = [code, device, name, mode, overlap, round(expires * 1000), ROOM_KEPT_SECONDS]
-            if await self._create(keys=[self.keys.room(code), self.keys.device_room()], args=args):
+            args: list[str | int] = [
+                code, device, name, mode, overlap, round(expires * 1000), ROOM_KEPT_SECONDS, ROOM_WAIT_SECONDS,
+            ]  # fmt: skip
+            if await self._create(keys=[self.keys.room(code), self.keys.device_room(device)], args=args):
                 return OpenRoom(code, device, name, mode, overlap, expires)
 
     async def close(self, device: str) -> str | None:
@@ -120,12 +123,12 @@ class Rooms:
         room = await self.open_room(device)
         if room is None:
             return None
-        await self._close(keys=[self.keys.room(room.code), self.keys.device_room()], args=[device, room.code])
+        await self._close(keys=[self.keys.room(room.code), self.keys.device_room(device)], args=[device, room.code])
         return room.code
 
     async def open_room(self, device: str) -> OpenRoom | None:
         """The device's room, if it is open and has time left."""
-        code = cast("bytes | None", await self.redis.hget(self.keys.device_room(), device))  # decode_responses is off
+        code = cast("bytes | None", await self.redis.get(self.keys.device_room(device)))  # decode_responses is off
         if not code:
             return None
         fields = cast("dict[bytes, bytes]", await self.redis.hgetall(self.keys.room(code.decode())))

@@ -94,7 +94,7 @@ class GameCounter(GroupReader):
             stored = await self.store.load(device)
             outcome = apply_game(stored.stats, facts, finished.ended)
             result = result_message(finished.game_id, stored.stats, outcome)
-            status = await self.store.count(device, finished.game_id, stored, result)
+            status = await self.store.count(device, finished.game_id, finished.ended, stored, result)
             if status:
                 if status == 1:
                     STATS_COUNTED.labels(facts.against).inc()

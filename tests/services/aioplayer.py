@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import secrets
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -96,7 +95,7 @@ async def play_against_computer(url: str, setup: dict[str, Any], timeout: float 
                 if reply.get("reply_to") == frame["id"]:
                     return reply
 
-        await request(type="hello", device=secrets.token_urlsafe(24))
+        await request(type="hello")
         played.started = time.monotonic()
         reply = await request(type="new_game", **setup)
         assert reply["type"] == "state", reply

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import secrets
 import statistics
 import threading
 import time
@@ -147,7 +146,7 @@ class Player:
         while not stopping.is_set():
             game = self.game
             if game is None or game.last["over"]:
-                self.device = "fault-" + secrets.token_urlsafe(18)  # a new device for a new game
+                self.device = None  # a new device (the server issues its token) for a new game
             try:
                 async with websockets.connect(self.url, max_size=2**24, open_timeout=3, close_timeout=1) as ws:
                     end = await self._session(ws, stopping)
@@ -169,7 +168,9 @@ class Player:
             await ws.send(json.dumps(frame))
             return int(frame["id"])
 
-        hello: dict[str, Any] = {"type": "hello", "device": self.device}
+        hello: dict[str, Any] = {"type": "hello"}
+        if self.device is not None:
+            hello["device"] = self.device
         game = self.game
         if game is not None and not game.last["over"]:
             hello |= {"game": game.first_state["game"], "seq": self.seq}
@@ -207,6 +208,8 @@ class Player:
             frame = json.loads(text)
             kind = frame["type"]
             answered = waiting is not None and frame.get("reply_to") == waiting[1]
+            if kind == "welcome":
+                self.device = frame["device"]
             if kind == "error":
                 self.refusals[frame["code"]] += 1
                 if frame["code"] not in ("unavailable", "internal", "busy", "stale"):

@@ -11,7 +11,6 @@ import asyncio
 import base64
 import json
 import os
-import secrets
 import socket
 import statistics
 import struct
@@ -99,7 +98,7 @@ class LiveGame:
     """A local game played by one connection and watched by another of the same device."""
 
     url: str
-    device: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    device: str = ""  # issued by the server in the player's welcome
     sent: dict[int, float] = field(default_factory=dict)  # seq the move made -> when it was sent
     arrived: dict[int, float] = field(default_factory=dict)  # seq -> when the watcher had it
     answered: dict[int, float] = field(default_factory=dict)  # seq -> when the player had it
@@ -110,12 +109,14 @@ class LiveGame:
 
     async def open(self, mode: str = LIVE_MODE, clock: int = 0, watched: bool = True) -> None:
         self.player = await websockets.connect(self.url, max_size=2**24, open_timeout=20)
-        await self.player.send(json.dumps({"type": "hello", "device": self.device, "id": 1}))
+        await self.player.send(json.dumps({"type": "hello", "id": 1}))
         setup = {"type": "new_game", "mode": mode, "opponent": "local", "clock": clock, "id": 2}
         await self.player.send(json.dumps(setup))
         while True:
             frame = json.loads(await self.player.recv())
-            if frame["type"] == "state":
+            if frame["type"] == "welcome":
+                self.device = frame["device"]
+            elif frame["type"] == "state":
                 self.state = frame["game"]
                 break
         if not watched:

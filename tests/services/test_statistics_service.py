@@ -19,10 +19,12 @@ from boxedin.common.reasons import REASON_KEY
 from boxedin.launcher import Stack, free_port
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc, stats_pb2, stats_pb2_grpc
 
-from stacks import make_stack
+from stacks import issued_device, make_stack
 from wsclient import Browser
 
-DEVICES = [f"stats-device-{n:02d}-0123456789abcdef" for n in range(20)]
+# Twenty devices, with tokens as the stack's gateways issue them (filled in when the stack
+# starts): their games are played through the engine, and some are looked at through a gateway.
+DEVICES: list[str] = []
 
 
 @pytest.fixture(scope="module")
@@ -30,6 +32,7 @@ def stack() -> Iterator[Stack]:
     own = make_stack("statistics", worker=False, extra_env={"BOXEDIN_STATS_CLAIM_IDLE_SECONDS": "2"})
     try:
         own.start()
+        DEVICES[:] = [issued_device(own) for _ in range(20)]
         yield own
     finally:
         own.stop()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import secrets
 import time
 from typing import Any
 
@@ -24,7 +23,9 @@ class ProtocolBroken(AssertionError):
 class Browser:
     def __init__(self, base_url: str, device: str | None = None) -> None:
         self.url = base_url.replace("http://", "ws://") + "/ws"
-        self.device = device or secrets.token_urlsafe(24)
+        # The token the server issued; none until the first welcome (which carries it), as a
+        # new browser has none.
+        self.device: str | None = device
         self._connection = connect(self.url, max_size=2**24, open_timeout=10)
         self.ws: ClientConnection = self._connection.__enter__()
         self.state: dict[str, Any] | None = None
@@ -59,7 +60,9 @@ class Browser:
         except ValidationError as exc:
             raise ProtocolBroken(f"the server sent a frame the protocol does not allow: {exc}") from None
         kind = frame["type"]
-        if kind == "state":
+        if kind == "welcome":
+            self.device = frame["device"]
+        elif kind == "state":
             self.state, self.seq = frame["game"], frame["seq"]
         elif kind == "update":
             if frame["seq"] != self.seq + 1:
@@ -84,7 +87,9 @@ class Browser:
         raise ProtocolBroken(f"no reply to {frame}")
 
     def hello(self, game: str | None = None, seq: int | None = None) -> dict[str, Any]:
-        frame: dict[str, Any] = {"type": "hello", "device": self.device}
+        frame: dict[str, Any] = {"type": "hello"}
+        if self.device is not None:
+            frame["device"] = self.device
         if game is not None:
             frame["game"] = game
             if seq is not None:

@@ -1,6 +1,6 @@
 // The application: settings, the connection, remembered menu choices and the screens.
 
-import { Connection, isDeviceToken, newDeviceToken, socketUrl, type ConnStatus } from "./protocol";
+import { Connection, isDeviceToken, socketUrl, type ConnStatus } from "./protocol";
 import {
   effectiveDark, firstForServer, loadSettings, paletteVars, saveSettings, type KeyValueStore, type Settings,
 } from "./settings";
@@ -62,19 +62,20 @@ export class App {
     this.applySettings();
     this.media?.addEventListener?.("change", () => this.applySettings());
 
-    let device = this.store?.getItem(DEVICE_KEY) ?? null;
-    if (!isDeviceToken(device)) {
-      device = newDeviceToken();
-      try {
-        this.store?.setItem(DEVICE_KEY, device);
-      } catch {
-        /* a device token for this visit only */
-      }
-    }
+    // The server issues the token on the first visit (welcome) and it is kept from then on.
+    const stored = this.store?.getItem(DEVICE_KEY) ?? null;
+    const device = isDeviceToken(stored) ? stored : null;
     this.banner = h("div", { class: "conn-banner", role: "status", "aria-live": "polite", hidden: true });
     document.body.prepend(this.banner);
     this.conn = new Connection({ url: socketUrl(location), device });
     this.conn.on({
+      device: (token) => {
+        try {
+          this.store?.setItem(DEVICE_KEY, token);
+        } catch {
+          /* a device token for this visit only */
+        }
+      },
       saved: (saved) => {
         this.saved = saved;
       },

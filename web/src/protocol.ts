@@ -37,18 +37,9 @@ export function backoffDelay(attempt: number): number {
   return Math.min(8000, 500 * 2 ** Math.max(0, attempt));
 }
 
-const TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
+/** Whether a stored value looks like a device token (the server issues them; see `welcome`). */
 export function isDeviceToken(s: unknown): s is string {
   return typeof s === "string" && /^[A-Za-z0-9_-]{22,64}$/.test(s);
-}
-
-/** 32 random base64url characters. */
-export function newDeviceToken(random: (n: number) => Uint8Array = (n) => crypto.getRandomValues(new Uint8Array(n))): string {
-  const bytes = random(32);
-  let out = "";
-  for (let i = 0; i < 32; i++) out += TOKEN_CHARS[bytes[i] & 63];
-  return out;
 }
 
 export function socketUrl(loc: { protocol: string; host: string }): string {
@@ -114,6 +105,9 @@ export interface ConnectionEvents {
   /** A frame of online play (online_status, presence, match_waiting, match_cancelled, room,
    * room_closed, matched); after `matched` the connection follows the new game. */
   online?(frame: OnlineFrame): void;
+  /** The server issued this device a token (its first hello, or one the server did not issue
+   * was replaced): keep it for the next visit. */
+  device?(token: string): void;
 }
 
 /** The online game this device plays, as `matched` said: its id, the device's seat and how the
@@ -130,7 +124,8 @@ const ONLINE_FRAMES: ReadonlySet<string> = new Set([
 
 export interface ConnectionOptions {
   url: string;
-  device: string;
+  /** The token the server issued this device before; null on its first visit. */
+  device: string | null;
   createSocket?: (url: string) => SocketLike;
   setTimer?: (fn: () => void, ms: number) => unknown;
   clearTimer?: (t: unknown) => void;
@@ -140,7 +135,7 @@ export interface ConnectionOptions {
 const OPEN = 1;
 
 export class Connection {
-  readonly device: string;
+  device: string | null;
   status: ConnStatus = "connecting";
   sync: SyncState = { gameId: null, seq: 0 };
   game: GameState | null = null;
@@ -195,7 +190,8 @@ export class Connection {
     this.welcomed = false;
     ws.onopen = () => {
       if (this.ws !== ws) return;
-      const hello: Record<string, unknown> = { type: "hello", device: this.device };
+      const hello: Record<string, unknown> = { type: "hello" };
+      if (this.device !== null) hello.device = this.device;
       if (this.sync.gameId) {
         hello.game = this.sync.gameId;
         // seq -1: a game matched whose first state has not come yet (the server sends it).
@@ -271,6 +267,12 @@ export class Connection {
     if (this.settle(frame)) return;
     switch (frame.type) {
       case "welcome":
+        if (frame.device !== this.device) {
+          // A new token: no game of the old one (if any) can be followed with it.
+          if (this.device !== null) this.sync = { gameId: null, seq: 0 };
+          this.device = frame.device;
+          this.emit("device", frame.device);
+        }
         this.welcomed = true;
         this.attempt = 0;
         this.saved = frame.saved;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  Connection, REQUEST_TIMEOUT_MS, RequestError, acceptGameFrame, backoffDelay, isDeviceToken, newDeviceToken, socketUrl, type SocketLike,
+  Connection, REQUEST_TIMEOUT_MS, RequestError, acceptGameFrame, backoffDelay, isDeviceToken, socketUrl, type SocketLike,
 } from "../src/protocol";
 import type { ServerFrame } from "../src/types";
 import { emptyStats, makeGame, makeStats } from "./fixtures";
@@ -34,13 +34,13 @@ class FakeSocket implements SocketLike {
   }
 }
 
-function harness() {
+function harness(device: string | null = "D".repeat(43)) {
   const sockets: FakeSocket[] = [];
   const timers: { fn: () => void; ms: number; id: number }[] = [];
   let nextTimer = 1;
   const conn = new Connection({
     url: "ws://example.test/ws",
-    device: "D".repeat(32),
+    device,
     createSocket: (url) => {
       const s = new FakeSocket(url);
       sockets.push(s);
@@ -63,9 +63,11 @@ function harness() {
     error: (code) => events.push(`error:${code}`),
     status: (s) => events.push(`status:${s}`),
     stats: (f) => events.push(`stats:${f.overview.games}`),
+    device: (token) => events.push(`device:${token}`),
   });
   const last = () => sockets[sockets.length - 1];
-  const welcome = (s = last()) => s.receive({ type: "welcome", device: conn.device, saved: null, server_time: 1 });
+  const welcome = (s = last(), token = conn.device ?? "I".repeat(43)) =>
+    s.receive({ type: "welcome", device: token, saved: null, server_time: 1 });
   const runTimer = (ms?: number) => {
     const i = timers.findIndex((t) => ms === undefined || t.ms === ms);
     const [t] = timers.splice(i, 1);
@@ -108,11 +110,9 @@ describe("accepting game frames", () => {
 });
 
 describe("device token and address", () => {
-  it("makes 32 base64url characters", () => {
-    const t = newDeviceToken();
-    expect(t).toMatch(/^[A-Za-z0-9_-]{32}$/);
-    expect(isDeviceToken(t)).toBe(true);
-    expect(newDeviceToken()).not.toBe(t);
+  it("knows a stored token from something else", () => {
+    expect(isDeviceToken("Ab-_".repeat(10) + "xyz")).toBe(true);
+    expect(isDeviceToken(null)).toBe(false);
     expect(isDeviceToken("short")).toBe(false);
     expect(isDeviceToken("x".repeat(65))).toBe(false);
     expect(isDeviceToken("bad token with spaces!!")).toBe(false);
@@ -129,11 +129,37 @@ describe("the connection", () => {
     const h = harness();
     h.conn.connect();
     h.last().open();
-    expect(h.last().sent).toEqual([{ type: "hello", device: "D".repeat(32) }]);
+    expect(h.last().sent).toEqual([{ type: "hello", device: "D".repeat(43) }]);
     expect(h.conn.isOpen).toBe(false);
     h.welcome();
     expect(h.conn.isOpen).toBe(true);
     expect(h.events).toContain("status:open");
+    expect(h.events.some((e) => e.startsWith("device:"))).toBe(false);
+  });
+
+  it("on a first visit says hello with no token, and keeps the one the server issues", () => {
+    const h = harness(null);
+    h.conn.connect();
+    h.last().open();
+    expect(h.last().sent).toEqual([{ type: "hello" }]);
+    h.welcome(h.last(), "T".repeat(43));
+    expect(h.events).toContain(`device:${"T".repeat(43)}`);
+    h.last().drop();
+    h.runTimer();
+    h.last().open();
+    expect(h.last().sent).toEqual([{ type: "hello", device: "T".repeat(43) }]);
+  });
+
+  it("drops the game it followed when the server replaces a token it did not issue", () => {
+    const h = harness("M".repeat(32));
+    h.conn.sync = { gameId: "g_old", seq: 4 };
+    h.conn.connect();
+    h.last().open();
+    expect(h.last().sent).toEqual([{ type: "hello", device: "M".repeat(32), game: "g_old", seq: 4 }]);
+    h.welcome(h.last(), "N".repeat(43));
+    expect(h.conn.device).toBe("N".repeat(43));
+    expect(h.conn.sync.gameId).toBeNull();
+    expect(h.events).toContain(`device:${"N".repeat(43)}`);
   });
 
   it("sends nothing before the welcome and nothing while closed", () => {
@@ -177,7 +203,7 @@ describe("the connection", () => {
     expect(first.closed).toBe(true);
     expect(h.sockets).toHaveLength(2);
     h.last().open();
-    expect(h.last().sent[0]).toEqual({ type: "hello", device: "D".repeat(32), game: "g_test", seq: 3 });
+    expect(h.last().sent[0]).toEqual({ type: "hello", device: "D".repeat(43), game: "g_test", seq: 3 });
     h.welcome();
     h.last().receive(update(4));
     h.last().receive(update(5));
@@ -233,7 +259,7 @@ describe("the connection", () => {
     const h = harness();
     h.conn.connect();
     h.last().open();
-    h.last().receive({ type: "welcome", device: "x", saved: { game: "g_s", mode: "classic", overlap: null, opponent: "ai", level: "normal", scores: [3, 5], round: 4, updated: 1 }, server_time: 1 });
+    h.last().receive({ type: "welcome", device: "D".repeat(43), saved: { game: "g_s", mode: "classic", overlap: null, opponent: "ai", level: "normal", scores: [3, 5], round: 4, updated: 1 }, server_time: 1 });
     expect(h.conn.saved?.game).toBe("g_s");
     expect(h.events).toContain("saved:g_s");
     h.last().receive({ type: "state", seq: 1, game: makeGame({ seq: 1 }) });
@@ -243,7 +269,7 @@ describe("the connection", () => {
     h.last().drop();
     h.runTimer();
     h.last().open();
-    expect(h.last().sent[0]).toEqual({ type: "hello", device: "D".repeat(32) });
+    expect(h.last().sent[0]).toEqual({ type: "hello", device: "D".repeat(43) });
     h.last().receive({ type: "saved", saved: null });
     expect(h.conn.saved).toBeNull();
   });

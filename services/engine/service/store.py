@@ -28,7 +28,7 @@ from .record import GameRecord
 # ARGV: 1 expected seq (-1: the game is new), 2 new seq, 3 game, 4 record, 5 update ('' none),
 # 6 updates kept, 7 channel, 8 game id, 9 ttl seconds, 10 deadline ms ('' none), 11 computer turn
 # job ('' none), 12 work stream length kept, 13 finished game ('' none), 14 now (ms), 15 '1' when
-# the game is over, 16 '1' for an online game.
+# the game is over, 16 '1' for an online game, 17 finished-games stream length kept.
 _COMMIT = """
 local current = redis.call('HGET', KEYS[1], 'seq')
 if ARGV[1] == '-1' then
@@ -52,7 +52,7 @@ if ARGV[11] ~= '' then
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[12], '*', 'job', ARGV[11])
 end
 if ARGV[13] ~= '' then
-  redis.call('XADD', KEYS[5], '*', 'game', ARGV[13])
+  redis.call('XADD', KEYS[5], 'MAXLEN', '~', ARGV[17], '*', 'game', ARGV[13])
 end
 if ARGV[15] == '1' then
   redis.call('ZREM', KEYS[6], ARGV[8])
@@ -117,6 +117,11 @@ RUNNING_GAME_TTL = 30 * 24 * 3600
 FINISHED_GAME_TTL = 24 * 3600
 # Computer turns kept in a work stream: read ones are deleted, so this only bounds a backlog.
 WORK_KEPT = 100_000
+# Finished games waiting to be counted, per partition: the stats service acknowledges and deletes
+# each as it counts it, so this is reached only when it has been down for a long time (at 100
+# games a second over 16 partitions, about 2 hours); the oldest are then dropped uncounted rather
+# than let Redis fill up.
+FINISHED_KEPT = 50_000
 
 
 @dataclass(slots=True)
@@ -199,6 +204,7 @@ class GameStore:
                 round(time.time() * 1000),
                 "1" if change.over else "0",
                 "1" if change.online else "0",
+                FINISHED_KEPT,
             ],
         )  # fmt: skip
         return bool(done)
