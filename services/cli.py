@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "load": "boxedin.loadtest",
     "stats": "boxedin.stats.bench",
     "fuzz": "boxedin.gateway.fuzz",
+    "memory": "boxedin.memory_report",
 }
 
 
