@@ -1,5 +1,5 @@
-"""Who may call whom. The services take calls only from each other (docs/operations.md,
-Service authentication): every call names its calling service and proves it with an HMAC of that
+"""Who may call whom. The services take calls only from each other (README, Settings,
+BOXEDIN_SERVICE_SECRET): every call names its calling service and proves it with an HMAC of that
 name under the installation's shared secret (BOXEDIN_SERVICE_SECRET, from a Kubernetes Secret), and
 each service takes calls only from the services the architecture lets call it. The standard
 health service answers anyone, so that Kubernetes' gRPC probes and `boxedin up` can ask.

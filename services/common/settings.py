@@ -110,6 +110,11 @@ class Settings(BaseSettings):
     # A connection that has not said hello this long after opening is closed, and so is one that
     # sent no frame this long (the web client pings every 25 s, even from a background tab).
     hello_timeout_seconds: float = Field(default=10.0, gt=0)
+    # A connection that stopped answering (a phone that lost its network without a word) is
+    # noticed: the gateway pings every client this often at the websocket level and closes one
+    # that has not answered within ws_ping_timeout_seconds, 20 s after its last sign of life at most.
+    ws_ping_interval_seconds: float = Field(default=10.0, gt=0)
+    ws_ping_timeout_seconds: float = Field(default=10.0, gt=0)
     idle_timeout_seconds: float = Field(default=120.0, gt=0)
     # Pages of other origins allowed to open /ws besides the gateway's own host: a comma-separated
     # list such as "https://play.example.org,https://example.org", or "*" for any.

@@ -30,6 +30,8 @@ def main() -> None:
         log_config=None,
         # Larger messages are not read: the connection is closed with 1009 (frames.py, sizes).
         ws_max_size=MAX_READ_BYTES,
+        ws_ping_interval=config.ws_ping_interval_seconds,
+        ws_ping_timeout=config.ws_ping_timeout_seconds,
         timeout_graceful_shutdown=int(config.shutdown_grace_seconds),
     )
 

@@ -13,6 +13,8 @@ import helm_python as helm
 import yaml
 from kubernetes_validate import utils as kv_utils
 
+from boxedin.common import service_auth
+
 ROOT = Path(__file__).resolve().parents[2]
 CHART = ROOT / "deploy" / "helm" / "boxedin"
 FILES = CHART / "files"
@@ -24,14 +26,13 @@ FULLNAME = f"{RELEASE}-boxedin"
 
 KINDS = ("gateway", "engine", "ai", "stats", "worker", "matchmaker")
 GRPC_KINDS = ("engine", "ai", "stats", "matchmaker")
-# The kinds that may call each gRPC kind (README: gateway -> engine, stats and matchmaker;
-# AI and matchmaker -> engine; nothing calls the AI).
-CALLERS = {
-    "engine": {"gateway", "ai", "matchmaker"},
-    "ai": set(),
-    "stats": {"gateway"},
-    "matchmaker": {"gateway"},
-}
+# The kinds that may call each gRPC kind, as the services themselves hold their callers to
+# (gateway -> engine, stats and matchmaker; AI and matchmaker -> engine; nothing calls the AI):
+# the NetworkPolicies must let in exactly these.
+CALLERS: dict[str, set[str]] = {kind: set(service_auth.CALLERS[kind]) for kind in GRPC_KINDS}
+# The kinds that serve or make gRPC calls: each needs the services' shared secret.
+SECRET_KINDS = frozenset(service_auth.SERVICES)
+SERVICE_SECRET = f"{FULLNAME}-service-secret"
 # Custom resources: no schema in kubernetes-validate; checked by check_custom_resource.
 CUSTOM_RESOURCES = {
     ("keda.sh/v1alpha1", "ScaledObject"),

@@ -15,14 +15,18 @@ and user are read, and its entrypoint is run with stand-ins for python and celer
 
 from __future__ import annotations
 
+import base64
 import copy
+import hashlib
 import re
 from typing import Any
 
 import helm_python as helm
 import kubernetes_validate
 import pytest
+import yaml
 
+from boxedin.common import service_auth
 from boxedin.common.keys import celery_queue
 
 from chart_render import (
@@ -34,7 +38,10 @@ from chart_render import (
     GRPC_KINDS,
     KINDS,
     KUBERNETES_VERSIONS,
+    NAMESPACE,
     RELEASE,
+    SECRET_KINDS,
+    SERVICE_SECRET,
     Rendered,
     component,
     container,
@@ -74,6 +81,8 @@ def test_chart_loads_with_its_schema(chart: helm.Chart) -> None:
         ({"services": {"gatewy": {"enabled": True}}}, "at '/services': additional properties 'gatewy' not allowed"),
         ({"services": {"engine": {"port": 70000}}}, "at '/services/engine/port': maximum"),
         ({"services": {"worker": {"metricsPort": 0}}}, "at '/services/worker/metricsPort': minimum"),
+        ({"services": {"gateway": {"metricsPort": 0}}}, "at '/services/gateway/metricsPort': minimum"),
+        ({"serviceSecret": {"secret": "x" * 20}}, "at '/serviceSecret': additional properties 'secret' not allowed"),
         (
             {"services": {"engine": {"service": {"type": "LoadBalancer"}}}},
             "at '/services/engine': additional properties 'service' not allowed",
@@ -118,6 +127,15 @@ def test_schema_refuses_wrong_values(chart: helm.Chart, values: dict[str, Any], 
         (
             {"services": {"engine": {"autoscaling": {"minReplicas": 5, "maxReplicas": 2}}}},
             "services.engine.autoscaling.minReplicas (5) is more than maxReplicas (2)",
+        ),
+        (
+            {"services": {"gateway": {"metricsPort": 8000}}},
+            "services.gateway.metricsPort (8000) must differ from its port",
+        ),
+        ({"serviceSecret": {"value": "fifteen-letters"}}, "serviceSecret.value must be 16 characters or more"),
+        (
+            {"serviceSecret": {"value": "a-secret-of-22-letters", "existingSecret": "mine"}},
+            "serviceSecret: give existingSecret or value, not both",
         ),
     ],
 )
@@ -281,8 +299,8 @@ def test_probes_fit_each_kind(rendered: Rendered) -> None:
                 assert box[probe]["grpc"] == {"port": port}, (kind, probe)
             # Listens on every interface of its pod, on the port the probes and the Service use.
             assert env[f"BOXEDIN_{kind.upper()}_ADDRESS"] == f"0.0.0.0:{port}"
-        if kind != "gateway":
-            assert port_named(deployment, "metrics") == int(settings[f"BOXEDIN_{kind.upper()}_METRICS_PORT"])
+        # Every kind, the gateway too, serves /metrics on a port of its own.
+        assert port_named(deployment, "metrics") == int(settings[f"BOXEDIN_{kind.upper()}_METRICS_PORT"])
     assert settings["BOXEDIN_METRICS_HOST"] == "0.0.0.0"
 
 
@@ -301,9 +319,11 @@ def test_every_deployment_has_a_service_and_a_pdb(rendered: Rendered) -> None:
     for kind, deployment in rendered.deployments().items():
         labels = pod_labels(deployment)
         services = [svc for svc in rendered.of("Service") if selects(svc["spec"].get("selector"), labels)]
-        assert len(services) == 1, kind
-        (service,) = services
-        assert service["metadata"]["name"] == deployment["metadata"]["name"]
+        # The gateway's metrics have a Service of their own, apart from the public one.
+        names = {svc["metadata"]["name"]: svc for svc in services}
+        expected = {deployment["metadata"]["name"]} | ({f"{FULLNAME}-gateway-metrics"} if kind == "gateway" else set())
+        assert set(names) == expected, kind
+        service = names[deployment["metadata"]["name"]]
         if kind == "worker":
             assert service["spec"]["clusterIP"] == "None"
             assert [port["name"] for port in service["spec"]["ports"]] == ["metrics"]
@@ -342,6 +362,30 @@ def test_only_the_gateway_is_exposed(rendered: Rendered) -> None:
         annotations = ingress["metadata"]["annotations"]
         assert annotations["nginx.ingress.kubernetes.io/proxy-read-timeout"] == "3600"
         assert annotations["nginx.ingress.kubernetes.io/proxy-send-timeout"] == "3600"
+
+
+def test_the_gateway_metrics_are_neither_public_nor_routed(rendered: Rendered) -> None:
+    """The gateway's /metrics port is on its -metrics Service (headless, for Prometheus) only:
+    not on the public Service (ClusterIP, NodePort or LoadBalancer) nor behind the Ingress."""
+    gateway = rendered.deployments()["gateway"]
+    metrics_port = port_named(gateway, "metrics")
+    assert metrics_port != port_named(gateway, "http")
+    public = rendered.get("Service", f"{FULLNAME}-gateway")
+    assert [(port["name"], port["targetPort"]) for port in public["spec"]["ports"]] == [("http", "http")]
+    assert "boxedin/metrics" not in public["metadata"]["labels"]
+    internal = rendered.get("Service", f"{FULLNAME}-gateway-metrics")
+    assert internal["spec"]["type"] == "ClusterIP" and internal["spec"]["clusterIP"] == "None"
+    assert internal["spec"]["ports"] == [
+        {"name": "metrics", "port": metrics_port, "targetPort": "metrics", "protocol": "TCP"}
+    ]
+    routed = [
+        path["backend"]["service"]
+        for ingress in rendered.of("Ingress")
+        for rule in ingress["spec"]["rules"]
+        for path in rule["http"]["paths"]
+    ]
+    assert all(backend == {"name": public["metadata"]["name"], "port": {"name": "http"}} for backend in routed)
+    assert bool(routed) == bool(rendered.of("Ingress"))
 
 
 def test_the_gateway_is_exposed_only_when_asked(default: Rendered, cluster: Rendered) -> None:
@@ -446,6 +490,69 @@ def test_redis_cluster_mode_gives_celery_a_plain_redis(cluster: Rendered) -> Non
     assert scaled["spec"]["triggers"][0]["metadata"]["address"] == f"{broker}:6379"
 
 
+# --- the services' shared secret -----------------------------------------------------------------
+
+
+def secret_value(secret: dict[str, Any], key: str = "service-secret") -> str:
+    return base64.b64decode(secret["data"][key]).decode()
+
+
+def test_every_grpc_process_takes_the_service_secret_from_a_secret(rendered: Rendered) -> None:
+    """The gateway, engine, AI, stats and matchmaker (every process that serves or makes gRPC
+    calls) get BOXEDIN_SERVICE_SECRET from the Secret: the chart's, or yours when named."""
+    yours = rendered.values.get("serviceSecret", {}).get("existingSecret")
+    assert set(rendered.deployments()) >= SECRET_KINDS
+    for kind, deployment in rendered.deployments().items():
+        expected = {"secretKeyRef": {"name": yours or SERVICE_SECRET, "key": "service-secret"}}
+        assert env_of(deployment).get("BOXEDIN_SERVICE_SECRET") == (expected if kind in SECRET_KINDS else None), kind
+    made = [secret for secret in rendered.of("Secret") if secret["metadata"]["name"] == SERVICE_SECRET]
+    if yours:
+        assert made == [] and not rendered.has("Secret", yours)
+    else:
+        (secret,) = made
+        # One the services accept.
+        assert service_auth.check_secret(secret_value(secret))
+    for config_map in rendered.of("ConfigMap"):
+        assert "BOXEDIN_SERVICE_SECRET" not in config_map["data"], config_map["metadata"]["name"]
+        for secret in made:
+            assert all(secret_value(secret) not in text for text in config_map["data"].values())
+
+
+def test_a_service_secret_the_chart_makes_is_random_and_in_the_pods_checksum(chart: helm.Chart) -> None:
+    made = []
+    for _ in range(2):
+        manifests = chart.render(values={}, name=RELEASE, namespace=NAMESPACE)
+        secrets = manifests["boxedin/templates/secrets.yaml"]
+        (secret,) = [obj for obj in yaml.safe_load_all(secrets) if obj and obj["metadata"]["name"] == SERVICE_SECRET]
+        made.append(secret_value(secret))
+        assert re.fullmatch(r"[A-Za-z0-9]{48}", made[-1])
+        # Chosen once per render: the pods' checksum is that of the Secret made.
+        deployments = [obj for obj in yaml.safe_load_all(manifests["boxedin/templates/services.yaml"])
+                       if obj and obj["kind"] == "Deployment"]  # fmt: skip
+        for deployment in deployments:
+            annotations = deployment["spec"]["template"]["metadata"]["annotations"]
+            assert annotations["checksum/secrets"] == hashlib.sha256(secrets.encode()).hexdigest()
+    # Without a cluster `lookup` finds no installed Secret to keep: each rendering makes its own.
+    assert made[0] != made[1]
+
+
+def test_a_service_secret_given_is_used_as_given(chart: helm.Chart) -> None:
+    def checksums(result: Rendered) -> set[str]:
+        return {d["spec"]["template"]["metadata"]["annotations"]["checksum/secrets"] for d in result.of("Deployment")}
+
+    given = render(chart, {"serviceSecret": {"value": "a-secret-of-22-letters"}})
+    assert secret_value(given.get("Secret", SERVICE_SECRET)) == "a-secret-of-22-letters"
+    # A given value renders the same each time; another value rolls the pods.
+    assert checksums(given) == checksums(render(chart, {"serviceSecret": {"value": "a-secret-of-22-letters"}}))
+    assert checksums(given).isdisjoint(checksums(render(chart, {"serviceSecret": {"value": "another-secret-22-long"}})))
+
+    yours = render(chart, {"serviceSecret": {"existingSecret": "our-secret", "key": "hmac"}})
+    assert not yours.has("Secret", SERVICE_SECRET)
+    for kind in SECRET_KINDS:
+        ref = env_of(yours.deployments()[kind])["BOXEDIN_SERVICE_SECRET"]
+        assert ref == {"secretKeyRef": {"name": "our-secret", "key": "hmac"}}, kind
+
+
 # --- network policies ----------------------------------------------------------------------------
 
 
@@ -458,6 +565,8 @@ def policies_for(rendered: Rendered, labels: dict[str, str]) -> list[dict[str, A
 
 
 def test_network_policies_let_in_only_what_each_pod_serves(chart: helm.Chart, rendered: Rendered) -> None:
+    # The gRPC kinds are the services that hold their callers (CALLERS is taken from them).
+    assert set(service_auth.CALLERS) == set(GRPC_KINDS)
     values = chart.merge_values(rendered.values)
     metrics_from = values["networkPolicy"]["metricsFrom"]
     gateway_from = values["networkPolicy"]["gatewayFrom"]
@@ -467,8 +576,9 @@ def test_network_policies_let_in_only_what_each_pod_serves(chart: helm.Chart, re
         assert policy["spec"]["policyTypes"] == ["Ingress"]
         rules = {rule["ports"][0]["port"]: rule.get("from") for rule in policy["spec"]["ingress"]}
         if kind == "gateway":
-            # The only pod open to the world (or to networkPolicy.gatewayFrom).
-            assert rules == {"http": gateway_from or None}
+            # The only pod open to the world (or to networkPolicy.gatewayFrom); its metrics only
+            # to Prometheus.
+            assert rules == {"http": gateway_from or None, "metrics": metrics_from}
         elif kind in GRPC_KINDS and not CALLERS[kind]:
             assert rules == {"metrics": metrics_from}  # nobody may call it
         elif kind in GRPC_KINDS:

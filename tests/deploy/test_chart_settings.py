@@ -23,6 +23,7 @@ from chart_render import (
     component,
     env_of,
     pod_labels,
+    port_named,
     render,
     selects,
 )
@@ -105,20 +106,32 @@ def test_rules_and_dashboards_are_shipped_as_written(default: Rendered, producti
         assert {name: json.loads(text) for name, text in dashboard_map["data"].items()} == dashboards
 
 
-def test_metrics_are_scraped_under_the_jobs_the_rules_name(production: Rendered) -> None:
+def test_metrics_are_scraped_under_the_jobs_the_rules_name(default: Rendered, production: Rendered) -> None:
     (monitor,) = production.of("ServiceMonitor")
     assert monitor["spec"]["jobLabel"] == "boxedin/job"
-    assert {endpoint["port"] for endpoint in monitor["spec"]["endpoints"]} == {"metrics", "http"}
+    # Every kind's metrics port, the gateway's too (never its public http port).
+    assert [endpoint["port"] for endpoint in monitor["spec"]["endpoints"]] == ["metrics"]
     selector = monitor["spec"]["selector"]["matchLabels"]
     scraped = [svc for svc in production.of("Service") if selects(selector, svc["metadata"]["labels"])]
-    assert {component(svc) for svc in scraped} == set(production.deployments())
+    assert sorted(component(svc) for svc in scraped) == sorted(production.deployments())
+    assert f"{FULLNAME}-gateway" not in {svc["metadata"]["name"] for svc in scraped}
+    deployments = production.deployments()
     for service in scraped:
-        job = service["metadata"]["labels"]["boxedin/job"]
-        assert job == f"boxedin-{component(service)}"
-        ports = {port["name"] for port in service["spec"]["ports"]}
-        assert ports & {"metrics", "http"}
+        kind = component(service)
+        assert service["metadata"]["labels"]["boxedin/job"] == f"boxedin-{kind}"
+        (port,) = [port for port in service["spec"]["ports"] if port["name"] == "metrics"]
+        assert port["targetPort"] == "metrics"
+        assert port["port"] == port_named(deployments[kind], "metrics")
     for kind, deployment in production.deployments().items():
         assert pod_labels(deployment)["boxedin/job"] == f"boxedin-{kind}"
+    # The plain scrape config scrapes the port of each pod's prometheus.io/port annotation: its
+    # metrics port, where the process serves /metrics (BOXEDIN_<KIND>_METRICS_PORT).
+    settings = default.settings()
+    for kind, deployment in default.deployments().items():
+        annotations = deployment["spec"]["template"]["metadata"]["annotations"]
+        assert annotations["prometheus.io/path"] == "/metrics"
+        assert annotations["prometheus.io/port"] == settings[f"BOXEDIN_{kind.upper()}_METRICS_PORT"], kind
+        assert int(annotations["prometheus.io/port"]) == port_named(deployment, "metrics"), kind
     # The jobs files/rules.yaml names are jobs the chart makes.
     rules_file = FILES / "rules.yaml"
     named = set(re.findall(r"boxedin-([a-z]+)", rules_file.read_text())) if rules_file.exists() else set()

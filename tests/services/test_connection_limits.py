@@ -5,7 +5,9 @@ gateway keeps the defaults; the others take small limits, so that each is reache
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
+import os
 import re
 import secrets
 import time
@@ -27,6 +29,7 @@ from stacks import make_stack
 CREDITS, CREDITS_PER_SECOND = 10, 4.0
 PER_ADDRESS = 3
 HELLO_SECONDS, IDLE_SECONDS = 1.5, 2.5
+PING_SECONDS = 0.3
 ALLOWED = "https://boxedin.example, https://friends.example:8443"
 STRICT = {
     "BOXEDIN_FRAME_CREDITS": str(CREDITS),
@@ -44,6 +47,8 @@ class Gateways:
         self.default = stack.gateway_ports[0]
         self.strict = self._start(STRICT)
         self.few = self._start({"BOXEDIN_CONNECTIONS_PER_ADDRESS": str(PER_ADDRESS)})
+        ping = str(PING_SECONDS)
+        self.pinging = self._start({"BOXEDIN_WS_PING_INTERVAL_SECONDS": ping, "BOXEDIN_WS_PING_TIMEOUT_SECONDS": ping})
 
     def _start(self, env: dict[str, str]) -> int:
         """Another gateway of the stack, with settings of its own."""
@@ -300,3 +305,75 @@ def test_origin_policy() -> None:
     assert listed.allows("https://friends.example:8443", "play.example")
     assert not listed.allows("https://friends.example", "play.example")
     assert anyone.allows("https://anywhere.example", "play.example")
+
+
+# --- a client that stopped answering ----------------------------------------------------------------
+# A bare websocket over a socket of the test's own, so that it answers the gateway's websocket
+# pings only when the test says (a client library answers them by itself).
+
+PING, PONG, TEXT, CLOSE = 0x9, 0xA, 0x1, 0x8
+
+
+async def bare_socket(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    key = base64.b64encode(os.urandom(16)).decode()
+    writer.write(
+        f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    status = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+    assert status.startswith(b"HTTP/1.1 101"), status
+    return reader, writer
+
+
+def client_frame(opcode: int, payload: bytes) -> bytes:
+    """A client's frame: final, masked, payloads under 126 bytes."""
+    assert len(payload) < 126
+    mask = os.urandom(4)
+    return bytes([0x80 | opcode, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+async def server_frame(reader: asyncio.StreamReader, timeout: float) -> tuple[int, bytes] | None:
+    """The gateway's next frame, or None when it closed the socket."""
+    try:
+        head = await asyncio.wait_for(reader.readexactly(2), timeout)
+        length = head[1] & 0x7F
+        if length >= 126:
+            length = int.from_bytes(await reader.readexactly(2 if length == 126 else 8), "big")
+        return head[0] & 0x0F, await reader.readexactly(length)
+    except asyncio.IncompleteReadError:
+        return None
+
+
+async def answering(port: int, answer: bool, pings: int) -> tuple[int, str]:
+    """Says hello, then reads, answering the gateway's pings or not: ("closed", pings seen) once the
+    gateway ends the connection, or ("alive", ...) when a frame of its own is still answered after
+    ``pings`` pings."""
+    reader, writer = await bare_socket(port)
+    try:
+        writer.write(client_frame(TEXT, json.dumps({"type": "hello", "id": 1}).encode()))
+        seen = 0
+        while True:
+            frame = await server_frame(reader, 10)
+            if frame is None or frame[0] == CLOSE:
+                return seen, "closed"
+            opcode, payload = frame
+            if opcode == PING:
+                seen += 1
+                if answer:
+                    writer.write(client_frame(PONG, payload))
+                if seen == pings:
+                    writer.write(client_frame(TEXT, json.dumps({"type": "ping", "id": "alive"}).encode()))
+            elif opcode == TEXT and json.loads(payload).get("reply_to") == "alive":
+                return seen, "alive"
+    finally:
+        writer.close()
+
+
+def test_a_client_that_stops_answering_pings_is_closed_and_one_that_answers_stays(gateways: Gateways) -> None:
+    # The gateway pings every PING_SECONDS and closes a connection whose ping went unanswered
+    # for PING_SECONDS more (by default 10 s and 10 s).
+    seen, outcome = asyncio.run(answering(gateways.pinging, answer=False, pings=10))
+    assert outcome == "closed" and seen >= 1
+    seen, outcome = asyncio.run(answering(gateways.pinging, answer=True, pings=6))
+    assert (seen, outcome) == (6, "alive")

@@ -92,6 +92,30 @@ calls over them (round_robin), so replicas the HPA adds take calls. */}}
 {{- end }}
 {{- end }}
 
+{{/* The Secret holding the services' shared secret (BOXEDIN_SERVICE_SECRET): yours, or the chart's. */}}
+{{- define "boxedin.serviceSecretName" -}}
+{{- default (printf "%s-service-secret" (include "boxedin.fullname" .)) .Values.serviceSecret.existingSecret }}
+{{- end }}
+
+{{/*
+The value of the Secret the chart makes for the services' shared secret: serviceSecret.value,
+else the one the installed Secret already holds (so an upgrade keeps it and the services keep
+taking each other's calls), else a new random one. `lookup` finds nothing under `helm template`
+or --dry-run: a new value each time there. Chosen once per render (kept in .Values) so the
+pods' checksum/secrets is the checksum of the Secret actually made.
+*/}}
+{{- define "boxedin.serviceSecretValue" -}}
+{{- if not (hasKey .Values.serviceSecret "chosen") }}
+{{- $value := .Values.serviceSecret.value }}
+{{- if not $value }}
+{{- $installed := lookup "v1" "Secret" .Release.Namespace (include "boxedin.serviceSecretName" .) }}
+{{- $value = dig "data" .Values.serviceSecret.key "" $installed | b64dec }}
+{{- end }}
+{{- $_ := set .Values.serviceSecret "chosen" (default (randAlphaNum 48) $value) }}
+{{- end }}
+{{- .Values.serviceSecret.chosen }}
+{{- end }}
+
 {{/* The chart's own Redis (internal mode) and Celery broker (cluster mode) Services. */}}
 {{- define "boxedin.redisHost" -}}
 {{- printf "%s-redis" (include "boxedin.fullname" .) }}
@@ -117,6 +141,12 @@ Checks of values that a JSON schema cannot express; each fails the render with a
 {{- if and .Values.production (not (include "boxedin.opsTokenSecret" .)) }}
 {{- fail "production: true needs an ops token (opsToken.existingSecret, or opsToken.value): the gateway refuses to start without one" }}
 {{- end }}
+{{- if and .Values.serviceSecret.value (lt (len .Values.serviceSecret.value) 16) }}
+{{- fail "serviceSecret.value must be 16 characters or more (the services refuse a shorter secret); or leave it empty and the chart makes one" }}
+{{- end }}
+{{- if and .Values.serviceSecret.existingSecret .Values.serviceSecret.value }}
+{{- fail "serviceSecret: give existingSecret or value, not both" }}
+{{- end }}
 {{- if and (ne .Values.redis.mode "internal") (not .Values.redis.existingSecret) (not .Values.redis.url) }}
 {{- fail (printf "redis.mode %s needs the Redis URL: redis.existingSecret (a Secret with the key %s) or redis.url" .Values.redis.mode .Values.redis.key) }}
 {{- end }}
@@ -130,6 +160,9 @@ Checks of values that a JSON schema cannot express; each fails the render with a
 {{- if $svc.enabled }}
 {{- if le (int $svc.terminationGracePeriodSeconds) (add (int $svc.preStopSleepSeconds) (ceil $svc.shutdownGraceSeconds | int)) }}
 {{- fail (printf "services.%s.terminationGracePeriodSeconds (%v) must exceed preStopSleepSeconds + shutdownGraceSeconds (%v + %v): else the pod is killed before it has drained" $kind $svc.terminationGracePeriodSeconds $svc.preStopSleepSeconds $svc.shutdownGraceSeconds) }}
+{{- end }}
+{{- if and $svc.port $svc.metricsPort (eq (int $svc.port) (int $svc.metricsPort)) }}
+{{- fail (printf "services.%s.metricsPort (%v) must differ from its port: the process serves its /metrics apart from it" $kind $svc.metricsPort) }}
 {{- end }}
 {{- if and $svc.autoscaling.enabled (gt (int $svc.autoscaling.minReplicas) (int $svc.autoscaling.maxReplicas)) }}
 {{- fail (printf "services.%s.autoscaling.minReplicas (%v) is more than maxReplicas (%v)" $kind $svc.autoscaling.minReplicas $svc.autoscaling.maxReplicas) }}
