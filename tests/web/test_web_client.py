@@ -206,7 +206,8 @@ def test_strategic_with_overlap_rule(open_page, shot):
     assert sum(g["scores"]) <= 81
     if g["ended_with_open_edges"]:
         expect(dialog).to_contain_text("No edge could score any more")
-        assert saw_dead
+        # The edges may have died during the AI's last turn: then the final board shows them.
+        assert saw_dead or 0 < page.locator(".edge-dead").count() == len(g["dead_edges"])
     dialog.get_by_role("button", name="View board").click()
     big = [s for s in g["squares"] if s["size"] == 2]
     assert page.locator("rect.outline").count() >= len(big)

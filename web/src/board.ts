@@ -1,21 +1,28 @@
-// The board as SVG: dots, edges, captured squares with their marks, faint drawable edges,
-// dashed dead edges, the previous turn pulsing, capture animations; tap, drag, pinch, wheel and
-// keyboard input.
+// The board as SVG: dots, edges, captured squares with their marks and outlines, faint drawable
+// edges, dashed dead edges, the previous turn pulsing, capture animations; tap, drag, pinch, wheel
+// and keyboard input; while zoomed, an overview and the Whole board button on the board itself.
 
+import { floatSize, placeFloats } from "./boardFloats";
+import { describeBox, renderSquares, squaresCovering } from "./boardSquares";
 import {
   MARGIN, UNIT, allEdges, boardSize, clampView, dotXY, edgeLine, fullView, isZoomed, nearestEdge,
-  panBy, squareBoxes, viewBox, zoomAt, type View,
+  panBy, viewBox, zoomAt, type View,
 } from "./geometry";
-import { signed } from "./texts";
 import { edgeKey, type EdgeRef, type GameState, type HistoryEntry, type SquareChange } from "./types";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const DRAG_THRESHOLD = 8; // pixels a pointer may move and still count as a tap
+/** Below this many screen pixels between dots a fingertip covers several edges: a tap selects. */
+export const TAP_SELECT_BELOW_PX = 40;
+/** How near (in boxes) a tap must be to an edge to select it; the middle of a box is 0.5 away. */
+const TAP_SELECT_REACH = 0.35;
+/** The middle of a box, this far (in boxes) from every edge, names the box instead of an edge. */
+const BOX_CORE = 0.3;
 
 export interface RenderOptions {
   /** Faint lines where an edge can be drawn (the viewer's turn to draw). */
   faint: boolean;
-  /** The previous turn's edges pulse in orange. */
+  /** The previous turn's edges pulse (in the colour settings.ts picks for the board). */
   pulse: boolean;
   /** The move just applied, to animate its captures. */
   animate?: HistoryEntry | null;
@@ -29,7 +36,9 @@ export interface BoardCallbacks {
   /** The hovered or keyboard-selected edge changed (null: none). */
   onFocusEdge?(edge: EdgeRef | null, how: "hover" | "keyboard"): void;
   onZoom?(zoomed: boolean): void;
-  /** The player pressed P on the board. */
+  /** A tap selected this edge, to be drawn by a second tap or Draw (null: the selection went). */
+  onTapSelect?(edge: EdgeRef | null): void;
+  /** The player pressed a key on the board the board itself does not use. */
   onKey?(key: string): boolean;
 }
 
@@ -43,8 +52,11 @@ function describeEdge(e: EdgeRef): string {
   return `${e[0] === "h" ? "Horizontal" : "Vertical"} edge, row ${e[1]}, column ${e[2]}`;
 }
 
-function diamond(cx: number, cy: number, r: number): string {
-  return `${cx},${cy - r} ${cx + r},${cy} ${cx},${cy + r} ${cx - r},${cy}`;
+/** The boxes on either side of an edge that exist on an n×n board. */
+function boxesBeside(e: EdgeRef, n: number): [number, number][] {
+  const [o, r, c] = e;
+  const sides: [number, number][] = o === "h" ? [[r - 1, c], [r, c]] : [[r, c - 1], [r, c]];
+  return sides.filter(([br, bc]) => br >= 0 && bc >= 0 && br < n && bc < n);
 }
 
 export class BoardView {
@@ -65,8 +77,16 @@ export class BoardView {
   private dragged = false;
   private pinchDist = 0;
   private keyboardActive = false;
+  private tapped: EdgeRef | null = null;
+  private inspected: [number, number] | null = null;
+  /** The box line under the board: which squares cover the box tapped, hovered or beside the
+   * keyboard's edge. */
+  readonly info: HTMLParagraphElement;
+  private readonly wholeBtn: HTMLButtonElement;
+  private readonly overview: SVGSVGElement;
+  private readonly overviewView: SVGRectElement;
 
-  constructor(private readonly cb: BoardCallbacks, label = "Game board") {
+  constructor(private readonly cb: BoardCallbacks, label = "Game board", private readonly tapSelect = false) {
     this.root = document.createElement("div");
     this.root.className = "board";
     this.root.tabIndex = 0;
@@ -74,7 +94,7 @@ export class BoardView {
     this.root.setAttribute("aria-roledescription", "board");
     this.root.setAttribute("aria-label", `${label}. Arrow keys choose an edge, Enter or Space draws it.`);
     this.svg = el("svg", { class: "board-svg", "aria-hidden": "true", preserveAspectRatio: "xMidYMid meet" });
-    for (const name of ["bg", "squares", "highlight", "marks", "open", "pulse", "drawn", "dots", "focus", "fx"]) {
+    for (const name of ["bg", "squares", "highlight", "marks", "outlines", "open", "pulse", "drawn", "dots", "focus", "fx"]) {
       const g = el("g", { class: `layer-${name}` });
       this.layers[name] = g;
       this.svg.appendChild(g);
@@ -84,6 +104,27 @@ export class BoardView {
     this.live.className = "sr-only";
     this.live.setAttribute("aria-live", "polite");
     this.root.appendChild(this.live);
+    // Zoomed: where the view is on the whole board, and the way back, over the board's corner
+    // (the top bar keeps its height and its title).
+    this.overviewView = el("rect", { class: "overview-view" });
+    this.overview = el("svg", { class: "board-overview", "aria-hidden": "true" });
+    this.wholeBtn = document.createElement("button");
+    this.wholeBtn.type = "button";
+    this.wholeBtn.className = "btn small zoom-reset";
+    this.wholeBtn.textContent = "Whole board";
+    this.wholeBtn.setAttribute("aria-label", "Show the whole board");
+    this.wholeBtn.addEventListener("click", (ev) => {
+      ev.stopPropagation();
+      this.showWholeBoard();
+      this.root.focus();
+    });
+    const tools = document.createElement("div");
+    tools.className = "board-tools";
+    tools.append(this.overview, this.wholeBtn);
+    this.root.appendChild(tools);
+    this.info = document.createElement("p");
+    this.info.className = "box-info";
+    this.info.setAttribute("aria-live", "polite");
     this.bindInput();
   }
 
@@ -100,14 +141,23 @@ export class BoardView {
       const k = Math.max(1, this.n / 6);
       this.svg.style.setProperty("--k", String(k));
       this.layers.bg.replaceChildren(el("rect", { x: 2, y: 2, width: this.size - 4, height: this.size - 4, class: "board-bg", rx: 24 }));
+      this.overview.setAttribute("viewBox", `0 0 ${this.size} ${this.size}`);
+      this.overview.replaceChildren(el("rect", { x: 0, y: 0, width: this.size, height: this.size, rx: 24, class: "overview-board" }), this.overviewView);
       this.renderDots();
+      this.tapped = null;
+      this.inspected = null;
     }
     this.applyView();
     this.drawn = new Set(game.edges.map((e) => edgeKey(e)));
     const dead = new Set(game.dead_edges.map((e) => edgeKey(e)));
     this.openList = allEdges(this.n).filter((e) => !this.drawn.has(edgeKey(e)));
     this.interactive = opts.faint;
-    this.renderSquares(game, opts.animate ?? null);
+    // A tapped edge that is drawn or no longer drawable goes quietly: the screen reads
+    // tapSelected after rendering.
+    if (this.tapped && (this.drawn.has(edgeKey(this.tapped)) || !this.interactive)) this.tapped = null;
+    renderSquares(el, game, this.layers.squares, this.layers.marks, this.layers.outlines);
+    this.growCaptures(opts.animate ?? null);
+    if (this.inspected) this.info.textContent = describeBox(game, ...this.inspected);
     this.renderHighlight(opts.highlight ?? []);
 
     // Open edges: faint where drawable on your turn, dashed when dead.
@@ -130,10 +180,13 @@ export class BoardView {
     const pulse = this.layers.pulse;
     pulse.replaceChildren();
     if (opts.pulse) {
+      // A band in the pulse colour with a strip of the board's colour between it and the edge:
+      // the band never touches a player's colour (settings.ts picks it against the board).
       for (const h of game.history) {
         if (h.turn !== game.turn - 1) continue;
         const [x1, y1, x2, y2] = edgeLine(h.edge);
         pulse.appendChild(el("line", { x1, y1, x2, y2, class: "edge-pulse" }));
+        pulse.appendChild(el("line", { x1, y1, x2, y2, class: "edge-pulse-gap" }));
       }
     }
     if (opts.animate) this.floatChanges(opts.animate.changes);
@@ -157,53 +210,8 @@ export class BoardView {
     }
   }
 
-  private renderSquares(game: GameState, animate: HistoryEntry | null): void {
-    const sq = this.layers.squares;
-    const marks = this.layers.marks;
-    sq.replaceChildren();
-    marks.replaceChildren();
-    const n = this.n;
-    // Who covers each box: the holder under territory, else the owners of the squares over it.
-    const owners: Set<number>[] = Array.from({ length: n * n }, () => new Set<number>());
-    const territory = Array.isArray(game.box_holders);
-    if (territory) {
-      game.box_holders!.forEach((holder, i) => holder && owners[i].add(holder));
-    } else {
-      for (const s of game.squares) for (const [r, c] of squareBoxes(s.size, s.row, s.col)) owners[r * n + c].add(s.owner);
-    }
-    // One tint per box (split diagonally where both players' squares lie), one mark or two.
-    owners.forEach((set, i) => {
-      if (!set.size) return;
-      const r = Math.floor(i / n);
-      const c = i % n;
-      const [x, y] = dotXY(r, c);
-      if (set.size === 2) {
-        sq.appendChild(el("polygon", { points: `${x + 3},${y + 3} ${x + UNIT - 3},${y + 3} ${x + 3},${y + UNIT - 3}`, class: "fill p1" }));
-        sq.appendChild(el("polygon", { points: `${x + UNIT - 3},${y + 3} ${x + UNIT - 3},${y + UNIT - 3} ${x + 3},${y + UNIT - 3}`, class: "fill p2" }));
-      } else {
-        const p = set.has(1) ? 1 : 2;
-        sq.appendChild(el("rect", { x: x + 3, y: y + 3, width: UNIT - 6, height: UNIT - 6, class: `fill p${p}` }));
-      }
-      const cx = x + UNIT / 2;
-      const cy = y + UNIT / 2;
-      if (set.size === 2) {
-        marks.appendChild(el("polygon", { points: diamond(cx - 20, cy - 8, 14), class: "mark diamond p1" }));
-        marks.appendChild(el("circle", { cx: cx + 20, cy: cy + 8, r: 11, class: "mark ring p2" }));
-      } else if (set.has(1)) {
-        marks.appendChild(el("polygon", { points: diamond(cx, cy, 18), class: "mark diamond p1" }));
-      } else {
-        marks.appendChild(el("circle", { cx, cy, r: 14, class: "mark ring p2" }));
-      }
-    });
-    // Thin outlines show where the larger squares are.
-    for (const s of game.squares) {
-      if (s.size < 2) continue;
-      const [x, y] = dotXY(s.row, s.col);
-      const inset = 8 + (s.size - 2) * 6;
-      const w = s.size * UNIT - 2 * inset;
-      sq.appendChild(el("rect", { x: x + inset, y: y + inset, width: w, height: w, rx: 8, class: `outline p${s.owner}` }));
-    }
-    // A square captured by the move just made grows into place.
+  /** A square captured by the move just made grows into place. */
+  private growCaptures(animate: HistoryEntry | null): void {
     for (const ch of animate?.changes ?? []) {
       if (ch.kind !== "captured" && ch.kind !== "taken_over") continue;
       const [x, y] = dotXY(ch.row, ch.col);
@@ -231,13 +239,11 @@ export class BoardView {
 
   private floatChanges(changes: SquareChange[]): void {
     const fx = this.layers.fx;
-    for (const ch of changes) {
-      if (ch.kind === "blocked") continue;
-      const [x, y] = dotXY(ch.row, ch.col);
-      const cx = x + (ch.size * UNIT) / 2;
-      const cy = y + (ch.size * UNIT) / 2;
-      const t = el("text", { x: cx, y: cy, class: `float p${ch.player}`, "text-anchor": "middle", "dominant-baseline": "middle" });
-      t.textContent = signed(ch.points);
+    for (const f of placeFloats(changes, this.n, floatSize(this.pxPerUnit()))) {
+      const t = el("text", { x: f.x, y: f.y, class: `float p${f.player}`, "text-anchor": "middle", "dominant-baseline": "middle" });
+      t.style.fontSize = `${f.size}px`;
+      t.style.setProperty("--rise", `${-f.rise}px`);
+      t.textContent = f.text;
       fx.appendChild(t);
       setTimeout(() => t.remove(), 1400);
     }
@@ -251,17 +257,97 @@ export class BoardView {
       const [x1, y1, x2, y2] = edgeLine(this.hovered);
       g.appendChild(el("line", { x1, y1, x2, y2, class: `edge-hover p${player}` }));
     }
-    if (this.selected && this.keyboardActive) {
-      const [x1, y1, x2, y2] = edgeLine(this.selected);
-      g.appendChild(el("line", { x1, y1, x2, y2, class: "edge-selected" }));
+    // The keyboard's edge and a tapped edge: a dashed line in the text colour on a casing of the
+    // board's colour, unlike any drawn edge.
+    for (const [edge, kind] of [[this.keyboardActive ? this.selected : null, "keyboard"], [this.tapped, "tap"]] as const) {
+      if (!edge) continue;
+      const [x1, y1, x2, y2] = edgeLine(edge);
+      g.appendChild(el("line", { x1, y1, x2, y2, class: `edge-selected-casing ${kind}` }));
+      g.appendChild(el("line", { x1, y1, x2, y2, class: `edge-selected ${kind}` }));
     }
+  }
+
+  // --- tap selection and box inspection ----------------------------------------------------------
+
+  /** The edge a tap selected and a second tap (or Draw) draws, if any. */
+  get tapSelected(): EdgeRef | null {
+    return this.tapped;
+  }
+
+  clearTapSelection(): void {
+    this.setTapped(null);
+  }
+
+  private setTapped(edge: EdgeRef | null): void {
+    const same = (edge && this.tapped && edgeKey(edge) === edgeKey(this.tapped)) || (!edge && !this.tapped);
+    this.tapped = edge;
+    this.renderFocus();
+    if (edge) this.live.textContent = `${describeEdge(edge)} selected: tap it again or press Draw`;
+    if (!same) this.cb.onTapSelect?.(edge);
+  }
+
+  /** Whether taps select first: the setting is on and the dots are close together on screen. */
+  get selectsOnTap(): boolean {
+    return this.tapSelect && this.pxPerUnit() * UNIT < TAP_SELECT_BELOW_PX;
+  }
+
+  /** Lists the squares covering box (row, col) under the board (null: clears the line). */
+  inspectBox(box: [number, number] | null): void {
+    this.inspected = box;
+    this.root.classList.toggle("inspecting", !!box);
+    this.layers.highlight.querySelector(".inspect-box")?.remove();
+    if (!box || !this.game) {
+      this.info.textContent = "";
+      return;
+    }
+    const [x, y] = dotXY(box[0], box[1]);
+    this.layers.highlight.appendChild(el("rect", { x: x + 4, y: y + 4, width: UNIT - 8, height: UNIT - 8, rx: 6, class: "inspect-box" }));
+    this.info.textContent = describeBox(this.game, box[0], box[1]);
+  }
+
+  /** The box whose middle the SVG point is in, or null (near an edge, or off the board). */
+  private boxCoreAt(x: number, y: number): [number, number] | null {
+    const bx = (x - MARGIN) / UNIT;
+    const by = (y - MARGIN) / UNIT;
+    if (bx < 0 || by < 0 || bx >= this.n || by >= this.n) return null;
+    const fx = bx - Math.floor(bx);
+    const fy = by - Math.floor(by);
+    if (Math.min(fx, 1 - fx, fy, 1 - fy) < BOX_CORE) return null;
+    return [Math.floor(by), Math.floor(bx)];
+  }
+
+  /** A plain tap or click at an SVG point: a box's middle names the box; near an edge, the edge
+   * is drawn, or selected first where the dots are close together. */
+  private tapAt(x: number, y: number, pointerType: string): void {
+    const selecting = pointerType !== "mouse" && this.selectsOnTap;
+    const box = this.boxCoreAt(x, y);
+    const hit = nearestEdge(this.n, x, y, (selecting ? TAP_SELECT_REACH : 0.75) * UNIT);
+    if (box || !hit) {
+      if (selecting) this.setTapped(null);
+      this.inspectBox(box);
+      return;
+    }
+    if (!selecting) {
+      this.cb.onPick(hit.edge);
+      return;
+    }
+    if (this.drawn.has(edgeKey(hit.edge)) || !this.interactive) {
+      this.setTapped(null);
+      this.inspectBox(boxesBeside(hit.edge, this.n)[0] ?? null);
+      return;
+    }
+    if (this.tapped && edgeKey(this.tapped) === edgeKey(hit.edge)) this.cb.onPick(hit.edge);
+    else this.setTapped(hit.edge);
   }
 
   // --- zoom ----------------------------------------------------------------------------------
 
   private applyView(): void {
     this.svg.setAttribute("viewBox", viewBox(this.view, this.size));
-    this.root.classList.toggle("zoomed", isZoomed(this.view));
+    const zoomed = isZoomed(this.view);
+    this.root.classList.toggle("zoomed", zoomed);
+    const w = this.size / this.view.scale;
+    for (const [k, v] of Object.entries({ x: this.view.x, y: this.view.y, width: w, height: w })) this.overviewView.setAttribute(k, String(v));
   }
 
   private setView(v: View): void {
@@ -351,9 +437,7 @@ export class BoardView {
       }
       if (cancelled || this.dragged) return;
       const pt = this.toSvg(ev.clientX, ev.clientY);
-      if (!pt) return;
-      const hit = nearestEdge(this.n, pt[0], pt[1]);
-      if (hit) this.cb.onPick(hit.edge);
+      if (pt) this.tapAt(pt[0], pt[1], ev.pointerType);
     };
     svg.addEventListener("pointerup", (ev) => end(ev, false));
     svg.addEventListener("pointercancel", (ev) => end(ev, true));
@@ -364,7 +448,8 @@ export class BoardView {
         this.cb.onFocusEdge?.(this.selected, "hover");
       }
     });
-    svg.addEventListener(
+    // On the board's element, so that the wheel zooms over the overview and Whole board too.
+    this.root.addEventListener(
       "wheel",
       (ev) => {
         ev.preventDefault();
@@ -390,6 +475,11 @@ export class BoardView {
 
   private hoverAt(clientX: number, clientY: number): void {
     const pt = this.toSvg(clientX, clientY);
+    const box = pt ? this.boxCoreAt(pt[0], pt[1]) : null;
+    if (box || this.inspected) {
+      const same = box && this.inspected && box[0] === this.inspected[0] && box[1] === this.inspected[1];
+      if (!same) this.inspectBox(box);
+    }
     const hit = pt ? nearestEdge(this.n, pt[0], pt[1], UNIT * 0.45) : null;
     const edge = hit && !this.drawn.has(edgeKey(hit.edge)) ? hit.edge : null;
     const same = (edge && this.hovered && edgeKey(edge) === edgeKey(this.hovered)) || (!edge && !this.hovered);
@@ -416,6 +506,8 @@ export class BoardView {
     this.keyboardActive = true;
     this.renderFocus();
     this.live.textContent = describeEdge(this.selected);
+    const game = this.game;
+    this.inspectBox(boxesBeside(this.selected, this.n).find(([r, c]) => game && squaresCovering(game.squares, r, c).length > 0) ?? null);
     this.cb.onFocusEdge?.(this.selected, "keyboard");
     this.scrollIntoView(this.selected);
   }

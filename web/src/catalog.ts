@@ -1,4 +1,8 @@
 // Names and descriptions the menu shows. These are labels, not rules: the engine decides play.
+// The figures (board, die, square sizes, usual overlap rule) come from rules.generated.ts, which
+// scripts/gen_catalog.py writes from the engine, so the menu cannot promise another game.
+
+import { MODE_RULES, OVERLAP_IDS } from "./rules.generated";
 
 export interface ModeInfo {
   id: string;
@@ -14,55 +18,62 @@ export interface ModeInfo {
   blurb: string;
 }
 
-export const MODES: ModeInfo[] = [
+/** What the menu says about each mode; its figures are the engine's. */
+const MODE_TEXTS: { id: string; name: string; tagline: string; note?: string; blurb: string }[] = [
   {
-    id: "mini", name: "Mini", tagline: "Done in a minute or two", dots: 4, boxes: 9, edges: 24, die: 4,
-    sizes: [1], defaultOverlap: null,
+    id: "mini", name: "Mini", tagline: "Done in a minute or two",
     blurb: "The smallest grid with a four-sided die. Nine boxes, so every box you leave three-sided matters.",
   },
   {
-    id: "standard", name: "Standard", tagline: "The pencil-and-paper game", dots: 6, boxes: 25, edges: 60,
-    die: null, sizes: [1], defaultOverlap: null, note: "No dice: one line, plus one per capture",
+    id: "standard", name: "Standard", tagline: "The pencil-and-paper game", note: "No dice: one line, plus one per capture",
     blurb: "No die at all. Draw one line a turn; closing a box earns you another line. Chains and sacrifices decide it.",
   },
   {
-    id: "quick", name: "Quick", tagline: "Short dice games", dots: 6, boxes: 25, edges: 60, die: 6,
-    sizes: [1], defaultOverlap: null,
+    id: "quick", name: "Quick", tagline: "Short dice games",
     blurb: "The Standard grid played with a six-sided die: the easiest way to learn dice turns.",
   },
   {
-    id: "classic", name: "Classic", tagline: "The balanced all-rounder", dots: 8, boxes: 49, edges: 112, die: 6,
-    sizes: [1], defaultOverlap: null,
+    id: "classic", name: "Classic", tagline: "The balanced all-rounder",
     blurb: "Forty-nine boxes and a six-sided die. A capture earns no extra edge, so plan to build and close boxes within one turn.",
   },
   {
-    id: "chain_reaction", name: "Chain Reaction", tagline: "Captures come in rows", dots: 8, boxes: 49, edges: 112,
-    die: 6, sizes: [1], defaultOverlap: null, note: "An edge that captures is free",
+    id: "chain_reaction", name: "Chain Reaction", tagline: "Captures come in rows", note: "An edge that captures is free",
     blurb: "Like Classic, except an edge that closes a box does not use up your roll, so whole rows can fall in one turn.",
   },
   {
-    id: "marathon", name: "Marathon", tagline: "The long haul", dots: 12, boxes: 121, edges: 264, die: 8,
-    sizes: [1], defaultOverlap: null,
+    id: "marathon", name: "Marathon", tagline: "The long haul",
     blurb: "The biggest grid, boxes only, and an eight-sided die. No single turn decides very much.",
   },
   {
-    id: "strategic", name: "Strategic", tagline: "Boxes and 2×2 squares", dots: 10, boxes: 81, edges: 180, die: 8,
-    sizes: [1, 2], defaultOverlap: "independent",
+    id: "strategic", name: "Strategic", tagline: "Boxes and 2×2 squares",
     blurb: "Adds 2×2 squares worth 4 points. The overlap rule decides how squares that share boxes interact.",
   },
   {
-    id: "big_squares", name: "Big Squares", tagline: "Big points, big outlines", dots: 10, boxes: 81, edges: 180,
-    die: 10, sizes: [1, 2, 3], defaultOverlap: "independent",
+    id: "big_squares", name: "Big Squares", tagline: "Big points, big outlines",
     blurb: "Strategic's grid with 3×3 squares worth 9 as well, and a ten-sided die.",
   },
   {
-    id: "expert", name: "Expert", tagline: "Everything at once", dots: 12, boxes: 121, edges: 264, die: 12,
-    sizes: [1, 2, 3], defaultOverlap: "consume",
+    id: "expert", name: "Expert", tagline: "Everything at once",
     blurb: "The largest grid, all three square sizes and a twelve-sided die. Starts on the Consume rule.",
   },
 ];
 
-export const PRACTICE_BOARDS = [2, 3, 4];
+function rulesOf(id: string) {
+  const rules = MODE_RULES.find((m) => m.id === id);
+  if (!rules) throw new Error(`the engine has no mode ${id}: run scripts/gen_catalog.py`);
+  return rules;
+}
+
+export const MODES: ModeInfo[] = MODE_TEXTS.map((t) => {
+  const r = rulesOf(t.id);
+  const dots = r.boxes + 1;
+  return {
+    ...t, dots, boxes: r.boxes * r.boxes, edges: 2 * r.boxes * dots, die: r.die, sizes: [...r.sizes],
+    defaultOverlap: r.defaultOverlap,
+  };
+});
+
+export const PRACTICE_BOARDS = MODE_RULES.filter((m) => m.practice).map((m) => m.boxes);
 
 export function modeInfo(id: string): ModeInfo | undefined {
   return MODES.find((m) => m.id === id);
@@ -90,7 +101,7 @@ export interface OverlapInfo {
   line: string;
 }
 
-export const OVERLAPS: OverlapInfo[] = [
+const OVERLAP_TEXTS: OverlapInfo[] = [
   { id: "independent", name: "Independent", line: "Every finished square scores; nothing else happens." },
   { id: "consume", name: "Consume", line: "A larger square wipes out the smaller ones inside it, yours too." },
   { id: "exclusive", name: "Exclusive", line: "A square only counts if none of its boxes is already taken." },
@@ -105,6 +116,13 @@ export const OVERLAPS: OverlapInfo[] = [
   { id: "home_turf", name: "Home Turf", line: "Double points inside your larger square, none inside theirs." },
   { id: "capped_layered", name: "Capped Layered", line: "Like Layered, but a box adds at most one bonus point." },
 ];
+
+/** The engine's overlap rules in its order, each with what the menu says about it. */
+export const OVERLAPS: OverlapInfo[] = OVERLAP_IDS.map((id) => {
+  const text = OVERLAP_TEXTS.find((o) => o.id === id);
+  if (!text) throw new Error(`no words for the overlap rule ${id}`);
+  return text;
+});
 
 export function overlapName(id: string | null): string {
   if (!id) return "None";

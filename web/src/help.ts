@@ -3,6 +3,8 @@
 import type { App, Screen } from "./app";
 import { LEVELS, MODES, OVERLAPS, dieLabel, sizesLabel } from "./catalog";
 import { h } from "./dom";
+import { overlapFigure } from "./helpDiagrams";
+import { OVERLAP_DETAILS, STRATEGY } from "./helpTexts";
 import { colourById } from "./settings";
 
 type Block = string | string[];
@@ -24,6 +26,7 @@ export function mountHelp(app: App, root: HTMLElement): Screen {
     ["rules", "Rules"],
     ["modes", "Modes"],
     ["overlap", "Overlap"],
+    ["strategy", "Strategy"],
     ["online", "Online"],
     ["options", "Options"],
     ["settings", "Settings"],
@@ -41,15 +44,18 @@ export function mountHelp(app: App, root: HTMLElement): Screen {
         "Pick an opponent (vs AI or Local) and a game on the menu, then press Play (Start for a local game). In a dice game press Roll Dice first: the number rolled is how many edges you may draw this turn. Click or tap between two neighbouring dots to draw an edge; closing the last side of a square captures it.",
         [
           `Your edges and squares are ${c1} with a diamond; the AI's (or Player 2's) are ${c2} with a ring. Settings can change both colours.`,
-          "A captured square is tinted in its owner's colour and each of its boxes carries the owner's mark. A box covered by squares of both players shows both marks; under the Territory rule a box shows only whoever holds it now.",
-          "Faint lines show where you can draw while it is your turn. The other side's latest edges pulse orange until you draw.",
+          "A captured square is tinted in its owner's colour and each of its boxes carries the owner's mark. A box covered by squares of both players shows both marks; under the Territory rule a box shows only whoever holds it now. Each 2×2 and 3×3 square held is outlined in its owner's colour (dashed for the ring player), a 3×3's line further inside its boxes than a 2×2's.",
+          "Tap, click or point at the middle of a box to list the squares covering it, with their owners and points, under the board; with the keyboard the list follows the boxes beside the chosen edge.",
+          "Faint lines show where you can draw while it is your turn. The other side's latest edges pulse in a colour picked to stand out from the board and from both players' colours, until you draw.",
           "Dashed lines are open edges that can never score again. They only occur under the Exclusive rule, and a note says so beside the status line.",
           "The square you capture grows into place and the score change rises from it, such as +4 or −1.",
         ],
         "End Turn hands the turn over once you have drawn at least one edge; edges you do not use are simply lost. Undo takes back your edges of this turn one by one, with whatever they captured, but never a roll, the AI's moves, an earlier turn, or the edge that finished your roll or the game. There is no Undo with a move clock, nor right after resuming a saved game.",
         "In Standard there is no die: draw one line, and draw again whenever your line closes a box. Undo is only possible after such a capture, while you still owe a line.",
         "With a move clock, the seconds left for your next roll or edge count down in the top bar; at zero your turn ends as it is. The clock pauses while the game is not on screen, and the AI is never timed.",
-        "Zoom with a pinch or the mouse wheel (up to three times), drag to move around, and press Whole board to see everything again. Dragging never draws an edge. With the keyboard: focus the board, use the arrow keys to step through open edges and Enter or Space to draw; + and − zoom.",
+        "Zoom with a pinch or the mouse wheel (up to three times) and drag to move around; while zoomed, a small overview in the board's corner shows where you are and Whole board shows everything again. Dragging never draws an edge.",
+        "Where the dots sit close together on a small screen (the larger boards on a phone), a tap selects the nearest edge and shows it dashed; tap it again, or press Draw, to draw it. A tap in the middle of a box selects nothing. Settings can turn this off.",
+        "With the keyboard: focus the board, use the arrow keys to step through open edges and Enter or Space to draw; R rolls, E ends the turn, U undoes, and + and − zoom.",
         "The cards show each side's points; the one whose turn it is is outlined and marked TURN. The bar below splits by points. A round is one turn for each player. When the game ends a window shows the result and final scores: Play again, View board to study the final position, or Exit. The back arrow leaves a game at any time; it is kept and offered as Continue game.",
       ]),
       section("rules", "Rules", [
@@ -66,8 +72,29 @@ export function mountHelp(app: App, root: HTMLElement): Screen {
       ]),
       section("overlap", "Overlap", [
         "In Strategic, Big Squares and Expert, squares of different sizes can sit on top of the same boxes; the overlap rule (picked in the card of the highlighted game on the menu) decides how they interact. Under some rules a score can fall, because squares can be removed or change hands.",
-        OVERLAPS.map((o) => `${o.name}: ${o.line}`),
+        "Each rule below comes with a small example on a box and the 2×2 square around it (a 3×3 treats what lies inside it the same way). Your squares are drawn with the diamond, the other player's with the ring; a crossed-out box has been removed, and a grey dashed square can no longer be captured.",
       ]),
+      h(
+        "div",
+        { class: "overlap-rules" },
+        OVERLAPS.map((o) =>
+          h(
+            "article",
+            { class: "overlap-rule", id: `help-overlap-${o.id}`, "aria-labelledby": `help-overlap-${o.id}-h` },
+            h("h3", { id: `help-overlap-${o.id}-h` }, o.name),
+            h("p", { class: "overlap-summary" }, o.line),
+            h("p", {}, OVERLAP_DETAILS[o.id]?.what ?? ""),
+            h("p", { class: "overlap-tip" }, h("strong", {}, "Tip: "), OVERLAP_DETAILS[o.id]?.tip ?? ""),
+            overlapFigure(o.id),
+          ),
+        ),
+      ),
+      h(
+        "section",
+        { class: "help-section", id: "help-strategy", "aria-labelledby": "help-strategy-h" },
+        h("h2", { id: "help-strategy-h" }, "Strategy"),
+        STRATEGY.map((part) => h("div", { class: "strategy-part" }, h("h3", {}, part.title), part.text.map((t) => h("p", {}, t)))),
+      ),
       section("online", "Online", [
         "Online on the menu plays somebody on another device through the game server. The first time, you choose the name the other player sees; you can change it on the online menu.",
         [

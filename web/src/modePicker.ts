@@ -49,7 +49,18 @@ export function modeCards(opts: {
           h("li", {}, info.die ? `${dieLabel(info.die)} die` : "No dice"),
           h("li", {}, `Squares ${sizesLabel(info.sizes)}`),
         ),
-        selected ? h("p", { class: "mode-blurb" }, info.blurb) : null,
+        // Every card holds its blurb and overlap line (wide screens show them on all cards), so that
+        // picking another card moves none of them.
+        h("p", { class: `mode-blurb ${selected ? "" : "unselected"}` }, info.blurb),
+        !selected && info.defaultOverlap
+          ? h(
+              "div",
+              { class: "overlap-static unselected", "aria-hidden": "true" },
+              h("span", { class: "overlap-label" }, "Overlap rule"),
+              h("span", { class: "overlap-value" }, overlapName(info.defaultOverlap)),
+              h("span", { class: "overlap-line" }, OVERLAPS.find((o) => o.id === info.defaultOverlap)?.line ?? ""),
+            )
+          : null,
         selected && info.defaultOverlap
           ? h(
               "button",

@@ -63,7 +63,7 @@ export function mountPracticeSetup(app: App, root: HTMLElement): Screen {
   });
   const seedHelp = h("p", { id: "seed-help", class: "muted" }, "1 to 96 characters; spaces at either end are dropped. The same seed replays the same computer moves.");
   const startBtn = h("button", { type: "button", class: "btn primary" }, "Start match");
-  const shuffle = h("button", { type: "button", class: "btn small", "aria-label": "Pick another seed" }, "New seed");
+  const shuffle = h("button", { type: "button", class: "btn small", title: "Pick another seed" }, "New seed");
 
   const refresh = () => {
     const cur = app.practice;

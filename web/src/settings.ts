@@ -1,5 +1,7 @@
 // Settings, kept in the browser (localStorage) and applied at once.
 
+import { parseColour, pulseColour, toHex } from "./contrast";
+
 export type Theme = "system" | "light" | "dark";
 export type Palette = "indigo" | "forest" | "ocean" | "sunset" | "berry" | "graphite" | "custom";
 export type First = "1" | "2" | "random";
@@ -13,6 +15,8 @@ export interface Settings {
   first: First;
   aiSpeed: "normal" | "fast";
   vibration: boolean;
+  /** On boards whose dots sit close together, a tap selects an edge and a second tap draws it. */
+  tapSelect: boolean;
   controls: "left" | "right";
 }
 
@@ -54,6 +58,7 @@ export const DEFAULT_SETTINGS: Settings = {
   first: "1",
   aiSpeed: "normal",
   vibration: true,
+  tapSelect: true,
   controls: "left",
 };
 
@@ -95,6 +100,7 @@ export function loadSettings(store: KeyValueStore | null): Settings {
     first: oneOf(raw.first, ["1", "2", "random"] as const, d.first),
     aiSpeed: oneOf(raw.aiSpeed, ["normal", "fast"] as const, d.aiSpeed),
     vibration: typeof raw.vibration === "boolean" ? raw.vibration : d.vibration,
+    tapSelect: typeof raw.tapSelect === "boolean" ? raw.tapSelect : d.tapSelect,
     controls: oneOf(raw.controls, ["left", "right"] as const, d.controls),
   };
 }
@@ -172,5 +178,8 @@ export function paletteVars(settings: Settings, dark: boolean): Record<string, s
       };
   vars["--p1"] = dark ? p1.dark : p1.light;
   vars["--p2"] = dark ? p2.dark : p2.light;
+  // The board is drawn on the surface colour: the pulse is picked to stand out from it and from
+  // both players' edges.
+  vars["--pulse"] = toHex(pulseColour(parseColour(vars["--surface"]), parseColour(vars["--p1"]), parseColour(vars["--p2"])));
   return vars;
 }

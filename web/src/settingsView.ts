@@ -144,6 +144,17 @@ export function mountSettings(app: App, root: HTMLElement): Screen {
           ),
           "vibrate" in navigator ? null : h("p", { class: "muted" }, "This browser cannot vibrate."),
         ),
+        h(
+          "fieldset",
+          { class: "setting" },
+          h("legend", {}, "Tap to select"),
+          h(
+            "label",
+            { class: "switch" },
+            h("input", { type: "checkbox", name: "tapselect", checked: s.tapSelect, onchange: (ev: Event) => set({ ...s, tapSelect: (ev.target as HTMLInputElement).checked }, "tapselect") }),
+            h("span", {}, "Where the dots are close together, a tap selects the nearest edge and a second tap (or Draw) draws it"),
+          ),
+        ),
         h("h2", {}, "Controls position"),
         radioGroup({
           label: "Main controls",

@@ -18,7 +18,7 @@ describe("settings persistence", () => {
     const store = new MemoryStore();
     const s = {
       ...DEFAULT_SETTINGS, theme: "dark" as const, palette: "custom" as const, customHue: 123, p1Colour: "red", p2Colour: "teal",
-      first: "random" as const, aiSpeed: "fast" as const, vibration: false, controls: "right" as const,
+      first: "random" as const, aiSpeed: "fast" as const, vibration: false, tapSelect: false, controls: "right" as const,
     };
     saveSettings(store, s);
     expect(JSON.parse(store.getItem(SETTINGS_KEY)!)).toEqual(s);
@@ -29,12 +29,13 @@ describe("settings persistence", () => {
     const store = new MemoryStore();
     store.setItem(SETTINGS_KEY, "{not json");
     expect(loadSettings(store)).toEqual(DEFAULT_SETTINGS);
-    store.setItem(SETTINGS_KEY, JSON.stringify({ theme: "neon", customHue: 999, p1Colour: "blue", p2Colour: "blue", vibration: "yes", controls: "top" }));
+    store.setItem(SETTINGS_KEY, JSON.stringify({ theme: "neon", customHue: 999, p1Colour: "blue", p2Colour: "blue", vibration: "yes", tapSelect: 1, controls: "top" }));
     const s = loadSettings(store);
     expect(s.theme).toBe("system");
     expect(s.customHue).toBe(359);
     expect([s.p1Colour, s.p2Colour]).toEqual(["green", "blue"]);
     expect(s.vibration).toBe(true);
+    expect(s.tapSelect).toBe(true);
     expect(s.controls).toBe("left");
   });
 
