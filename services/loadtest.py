@@ -22,6 +22,8 @@ from typing import Any
 import websockets
 from websockets.asyncio.client import ClientConnection
 
+from boxedin.common import delta
+
 
 @dataclass
 class Tally:
@@ -68,7 +70,12 @@ async def play_one(url: str, mode: str, tally: Tally, rng_seed: int) -> None:
             if reply["type"] == "error":
                 tally.errors[reply["code"]] = tally.errors.get(reply["code"], 0) + 1
                 raise RuntimeError(f"refused: {reply['code']}")
-            state = reply["game"]
+            if reply["type"] == "state":
+                state = reply["game"]
+            elif reply["seq"] == state["seq"] + 1:  # an update: what changed since the state before
+                state = delta.apply(state, reply["changes"])
+            else:
+                raise RuntimeError(f"update {reply['seq']} after {state['seq']}: the updates between are missing")
         tally.games += 1
 
 
@@ -215,10 +222,13 @@ class OnlinePlayer:
         if kind == "state":
             self._take(frame["game"], frame["seq"])
         elif kind == "update":
-            if self.state is not None and frame["game"]["game"] == self.state["game"] and frame["seq"] > self.seq:
+            # An update carries what changed since the one before: it applies to the state at
+            # the seq before it only, so a gap leaves the game unplayable (a server bug).
+            if self.state is not None and frame["seq"] > self.seq:
                 if frame["seq"] != self.seq + 1:
                     self.update_gaps += 1
-                self._take(frame["game"], frame["seq"])
+                    raise OnlineBroken(f"update {frame['seq']} after {self.seq}: the updates between are missing")
+                self._take(delta.apply(self.state, frame["changes"]), frame["seq"])
         else:
             self.frames.append(frame)
             if kind == "error":

@@ -45,6 +45,10 @@ class Keys:
         """A stream of the game's updates, entry id ``seq-1``, for clients that catch up."""
         return f"{self.prefix}{self.game_tag(game_id)}:updates:{game_id}"
 
+    def action_answer(self, game_id: str, digest: str) -> str:
+        """The answer to an action of the game, for the same action sent again (a minute)."""
+        return f"{self.prefix}{self.game_tag(game_id)}:answer:{game_id}:{digest}"
+
     def channel(self, game_id: str) -> str:
         """The pub/sub channel the game's updates are published on as they are stored."""
         return f"{self.prefix}updates:{game_id}"

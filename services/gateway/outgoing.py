@@ -343,11 +343,25 @@ class State(_Model):
     reply_to: ReplyTo | Absent = None
 
 
+Splice = tuple[Count, Count, list[Any]]  # [at, removed, items put in]
+
+
+class StateChanges(_Model):
+    """What an update changed in the game state (docs/protocol.md, "The update frame";
+    boxedin.common.delta): fields gone, fields set whole, lists spliced and objects changed in
+    part. It never repeats the history or the board."""
+
+    drop: list[StrictStr] | Absent = None
+    set: dict[StrictStr, Any] | Absent = None
+    splice: dict[StrictStr, list[Splice]] | Absent = None
+    patch: dict[StrictStr, StateChanges] | Absent = None
+
+
 class Update(_Model):
     type: Literal["update"]
     seq: Count
     action: UpdateAction
-    game: GameState
+    changes: StateChanges
 
 
 class Saved(_Model):
@@ -375,10 +389,12 @@ class Error(_Model):
 class Ack(_Model):
     type: Literal["ack"]
     reply_to: ReplyTo | Absent = None
+    # An action sent again: the seq it made the first time (docs/protocol.md, Actions sent again).
+    seq: Count | Absent = None
 
     @classmethod
-    def build(cls, reply_to: str | int | None = None) -> Ack:
-        return cls(type="ack", **_given(reply_to=reply_to))
+    def build(cls, reply_to: str | int | None = None, seq: int | None = None) -> Ack:
+        return cls(type="ack", **_given(reply_to=reply_to, seq=seq))
 
 
 class Pong(_Model):
@@ -575,6 +591,48 @@ class Matched(_Model):
         )
 
 
+# --- Same Wi-Fi (docs/protocol.md, Same Wi-Fi): a boxedin lan process to its own browser ---------
+
+
+class LanHosting(_Model):
+    mode: StrictStr
+    overlap: StrictStr | None
+    address: StrictStr  # host:port, for a joiner whose network blocks multicast
+
+
+class LanGame(_Model):
+    """A game some host on the network advertises."""
+
+    id: StrictStr
+    name: StrictStr  # the host's player name
+    mode: StrictStr
+    overlap: StrictStr | None
+    address: StrictStr
+
+
+class LanLink(_Model):
+    """The link to the other player's process."""
+
+    role: Literal["host", "join"]
+    state: Literal["connecting", "code", "playing"]
+    code: StrictStr | None  # the six digits both screens show, once the handshake is done
+    name: StrictStr | None  # the other player's name, once known
+
+
+class LanStatus(_Model):
+    type: Literal["lan_status"]
+    hosting: LanHosting | None
+    link: LanLink | None
+    games: list[LanGame]
+    reply_to: ReplyTo | Absent = None
+
+
+class LanClosed(_Model):
+    type: Literal["lan_closed"]
+    reason: Literal["cancelled", "host_left", "unreachable", "refused", "broken"]
+    message: StrictStr  # a sentence to show
+
+
 ServerFrame = Annotated[
     Welcome
     | State
@@ -592,14 +650,17 @@ ServerFrame = Annotated[
     | MatchCancelled
     | RoomFrame
     | RoomClosed
-    | Matched,
+    | Matched
+    | LanStatus
+    | LanClosed,
     Field(discriminator="type"),
 ]
 SERVER_FRAMES: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)
-# A frame the gateway builds itself (state and update frames carry the engine's JSON as it is).
+# A frame the gateway (or boxedin lan, for Same Wi-Fi) builds itself (state and update frames carry
+# the engine's JSON as it is).
 ServerFrameModel = (
     Welcome | Saved | Error | Ack | Pong | Stats | Result | ResetConfirm | OnlineStatus | PresenceFrame | MatchWaiting
-    | MatchCancelled | RoomFrame | RoomClosed | Matched
+    | MatchCancelled | RoomFrame | RoomClosed | Matched | LanStatus | LanClosed
 )  # fmt: skip
 
 

@@ -30,6 +30,7 @@ from .limits import CLOSE_TOO_FAST, GatewayLimits
 from .online import PresenceFeed, WaitingKeeper
 from .online_session import OnlinePlay
 from .presence import Presence
+from .repeats import ActionAnswers, Applied, Refused
 
 log = logging.getLogger("boxedin.gateway.session")
 
@@ -45,6 +46,7 @@ class Backends:
     keeper: WaitingKeeper
     limits: GatewayLimits
     tokens: DeviceTokens
+    answers: ActionAnswers
 
 
 def _summary(saved: common_pb2.SavedGameSummary) -> outgoing.SavedSummary:
@@ -73,6 +75,7 @@ class Session(OnlinePlay):
         self.presence_feed = backends.presence_feed
         self.keeper = backends.keeper
         self.tokens = backends.tokens
+        self.answers = backends.answers
         self.device: str | None = None
         self.connection = Connection(ws, backends.limits.connection, backends.limits.log)
         self.feed = GameFeed(backends.engine, backends.hub, self.push)
@@ -259,6 +262,46 @@ class Session(OnlinePlay):
 
     async def on_action(self, frame: frames.Play | frames.Draw) -> None:
         started = time.perf_counter()
+        key = await self._first_sending(frame)
+        if isinstance(key, Applied):
+            # Sent again (its answer was lost with a connection): it was applied before.
+            await self.send(outgoing.Ack.build(reply_to=frame.id, seq=key.seq))
+            return
+        try:
+            snapshot = await self._act(frame)
+        except (Refusal, grpc.RpcError) as error:
+            if key is not None:
+                await self.answers.refused(key, error if isinstance(error, Refusal) else refusal_of(error))
+            raise
+        except BaseException:
+            if key is not None:
+                await self.answers.refused(key, Refusal("internal", "not applied"))
+            raise
+        if key is not None:
+            await self.answers.applied(key, snapshot.seq)
+        await self.feed.sync_to(snapshot)
+        ROUND_TRIP.labels(frame.type).observe(time.perf_counter() - started)
+
+    async def _first_sending(self, frame: frames.Play | frames.Draw) -> str | Applied | None:
+        """The key the action's answer is kept under when this is its first sending (None: it has
+        no id, or Redis cannot keep answers now), or its first sending's answer."""
+        if frame.id is None:
+            return None
+        key = self.answers.key(self.hello_device, frame)
+        try:
+            if await self.answers.first(key):
+                return key
+            answer = await self.answers.answer_of(key)
+            if isinstance(answer, Refused):
+                raise Refusal(answer.reason, answer.message)
+            if answer is not None:
+                return answer
+            await self.answers.first(key)  # nothing was decided: this sending is the one
+            return key
+        except redis.RedisError:
+            return None
+
+    async def _act(self, frame: frames.Play | frames.Draw) -> common_pb2.GameSnapshot:
         if frame.type == "draw":
             orientation, row, col = frame.edge
             action = common_pb2.Action(draw=common_pb2.Edge(orientation=orientation, row=row, col=col))
@@ -278,14 +321,12 @@ class Session(OnlinePlay):
             expected_seq=-1 if frame.seq is None else frame.seq,
         )
         try:
-            snapshot = await self.engine.Act(request, timeout=10)
+            return await self.engine.Act(request, timeout=10)
         except grpc.RpcError as error:
             if refusal_of(error).reason == "time_up":
                 # The clock ended the turn first: the browser needs that update.
                 await self.feed.catch_up()
             raise
-        await self.feed.sync_to(snapshot)
-        ROUND_TRIP.labels(frame.type).observe(time.perf_counter() - started)
 
     async def on_visibility(self, frame: frames.Visibility) -> None:
         snapshot = await self.engine.SetVisibility(

@@ -12,6 +12,7 @@ from typing import Any
 
 import websockets
 
+from boxedin.common import delta
 from boxedin.engine.replay import play_transcript, report
 
 from edge_policy import choose_edge
@@ -25,12 +26,26 @@ class PlayedGame:
     setup: dict[str, Any]
     first_state: dict[str, Any] = field(default_factory=dict)
     updates: list[dict[str, Any]] = field(default_factory=list)
+    states: list[dict[str, Any]] = field(default_factory=list)  # after each update, built from its changes
     arrived: list[float] = field(default_factory=list)
     started: float = 0.0
 
+    def __post_init__(self) -> None:
+        # Updates given whole (a test's browser kept them): the states they make, in turn.
+        updates, self.updates = self.updates, []
+        for update in updates:
+            self.states.append(delta.apply(self.last, update["changes"]))
+            self.updates.append(update)
+
     @property
     def last(self) -> dict[str, Any]:
-        return self.updates[-1]["game"] if self.updates else self.first_state
+        return self.states[-1] if self.states else self.first_state
+
+    def take(self, update: dict[str, Any], moment: float) -> None:
+        """An update, applied to the state before it (an update carries only what changed)."""
+        self.states.append(delta.apply(self.last, update["changes"]))
+        self.updates.append(update)
+        self.arrived.append(moment)
 
     def transcript(self) -> dict[str, Any]:
         actions = []
@@ -48,10 +63,10 @@ class PlayedGame:
         seqs = [u["seq"] for u in self.updates]
         assert seqs == list(range(1, len(seqs) + 1)), seqs
         before = self.first_state
-        for update in self.updates:
+        for update, after in zip(self.updates, self.states, strict=True):
             if "by" in update["action"] and "resign" not in update["action"]:
                 assert update["action"]["by"] == before["to_move"], (update, before["to_move"])
-            before = update["game"]
+            before = after
         transcript = self.transcript()
         if transcript["overlap"] is None:
             del transcript["overlap"]
@@ -65,10 +80,10 @@ class PlayedGame:
         longest = 0.0
         since = self.started
         state = self.first_state
-        for update, moment in zip(self.updates, self.arrived, strict=True):
+        for after, moment in zip(self.states, self.arrived, strict=True):
             if state["ai_thinking"]:
                 longest = max(longest, moment - since)
-            since, state = moment, update["game"]
+            since, state = moment, after
         return longest
 
 
@@ -83,8 +98,7 @@ async def play_against_computer(url: str, setup: dict[str, Any], timeout: float 
         async def receive() -> dict[str, Any]:
             frame: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), deadline - time.monotonic()))
             if frame["type"] == "update":
-                played.updates.append(frame)
-                played.arrived.append(time.monotonic())
+                played.take(frame, time.monotonic())
             return frame
 
         async def request(**frame: Any) -> dict[str, Any]:

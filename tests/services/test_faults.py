@@ -118,19 +118,21 @@ class Player:
     def _record(self, frame: dict[str, Any]) -> str:
         """Applies an update or state of the current game; returns what happened."""
         game = self.game
-        state = frame["game"]
-        if game is None or state["game"] != game.first_state["game"]:
+        if game is None:
             return "other game"
         if frame["type"] == "update":
+            # An update names no game: the connection follows one, the one in play.
             if frame["seq"] <= self.seq:
                 return "again"
             if frame["seq"] != self.seq + 1:
                 self.incidents.append(f"{game.first_state['game']}: update {frame['seq']} after {self.seq}")
                 return "gap"
-            game.updates.append(frame)
-            game.arrived.append(time.monotonic())
+            game.take(frame, time.monotonic())
             self.progress.append(time.monotonic())
             return "moved"
+        state = frame["game"]
+        if state["game"] != game.first_state["game"]:
+            return "other game"
         # A whole state for the game in play: after a reconnect when the updates missed are not
         # kept, or when the server is behind what this player saw.
         if frame["seq"] != self.seq:
@@ -308,7 +310,7 @@ async def _server_history_once(url: str, device: str, game_id: str) -> tuple[dic
         seq = -1
         while True:
             frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
-            if frame["type"] == "update" and frame["game"]["game"] == game_id:
+            if frame["type"] == "update":  # of the game the hello named: the only one followed
                 updates[frame["seq"]] = frame
                 seq = max(seq, frame["seq"])
             elif frame["type"] == "state" and frame["game"]["game"] == game_id:
@@ -350,7 +352,7 @@ def same_history(client: PlayedGame, server: dict[int, dict[str, Any]], server_s
         kept = server.get(update["seq"])
         if kept is None:
             return f"update {update['seq']} is not kept"
-        if kept["action"] != update["action"] or kept.get("game") != update.get("game"):
+        if kept["action"] != update["action"] or kept["changes"] != update["changes"]:
             return f"update {update['seq']}: the player saw {update['action']}, the server has {kept['action']}"
     return None
 

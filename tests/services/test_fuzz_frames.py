@@ -149,10 +149,27 @@ class _KnownTokens:
         return token, False
 
 
+class _FirstSendings:
+    """Every action is sent for the first time, and its answer is not kept."""
+
+    def key(self, device: str, frame: Any) -> str:
+        return "unkept"
+
+    async def first(self, key: str) -> bool:
+        return True
+
+    async def applied(self, key: str, seq: int) -> None:
+        pass
+
+    async def refused(self, key: str, refusal: Any) -> None:
+        pass
+
+
 def _backends(engine: Any) -> Backends:
     values: dict[str, Any] = {backend.name: _Nothing() for backend in dataclasses.fields(Backends)}
     values["engine"] = engine
     values["tokens"] = _KnownTokens()
+    values["answers"] = _FirstSendings()
     if "limits" in values:  # the limits on one client (docs/protocol.md, Limits), as configured
         from boxedin.gateway.limits import GatewayLimits
 

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
+from boxedin.common import delta
 from boxedin.engine.actions import Resign
 from boxedin.engine.game import Game
 from boxedin.engine.rules import MODES, Mode, Overlap
@@ -105,15 +106,16 @@ def _online_view(game: Game, seq: int) -> dict[str, Any] | None:
 
 
 def _check_state(state: dict[str, Any], action: dict[str, Any] | None) -> None:
-    """The frame carrying the state (a state, or an update after ``action``) validates, and its
-    JSON is exactly the engine's: no field added, none dropped, null kept null."""
-    frame: dict[str, Any] = {"type": "state", "seq": state["seq"], "game": state}
-    if action is not None:
-        frame = {"type": "update", "seq": state["seq"], "action": action, "game": state}
-    text = json.dumps(frame)
+    """The state frame carrying the state validates, and its JSON is exactly the engine's: no
+    field added, none dropped, null kept null; so does an update after ``action`` that sets it
+    all (an update carries only what changed: tests/services/test_update_changes.py)."""
+    text = json.dumps({"type": "state", "seq": state["seq"], "game": state})
     model = server_frame(text)
-    assert isinstance(model, State | Update) and isinstance(model.game, GameState)
+    assert isinstance(model, State) and isinstance(model.game, GameState)
     assert json.loads(model.to_json()) == json.loads(text)
+    if action is not None:
+        update = {"type": "update", "seq": state["seq"], "action": action, "changes": delta.changes({}, state)}
+        assert isinstance(server_frame(json.dumps(update)), Update)
 
 
 def _mini_state() -> dict[str, Any]:
@@ -271,6 +273,9 @@ def test_the_examples_of_the_protocol_match() -> None:
     example = json.loads(re.sub(r'"game": id\b', '"game": "g_7f3a"', found.group(1)))
     assert example == SUMMARY
     assert SavedSummary.model_validate(example).to_json() == _compact(example)
+    update = re.search(r'^```json\n(\{"type": "update".*?)^```', text, re.MULTILINE | re.DOTALL)
+    assert update, "docs/protocol.md no longer shows an update frame"
+    assert isinstance(server_frame(update.group(1)), Update)
 
 
 @pytest.mark.parametrize(
@@ -290,7 +295,25 @@ def test_the_examples_of_the_protocol_match() -> None:
 )
 def test_frames_off_the_protocol_are_refused(frame: dict[str, Any]) -> None:
     if frame["type"] == "update":
-        frame = {**frame, "game": _mini_state()}
+        frame = {**frame, "changes": {"set": {"seq": 1}}}
+    with pytest.raises(ValidationError):
+        server_frame(frame)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        None,  # an update carries changes, never the whole state (below)
+        {"replace": {"seq": 1}},
+        {"drop": "previews"},
+        {"splice": {"history": [[0, 0]]}},
+        {"splice": {"history": [[-1, 0, []]]}},
+        {"patch": {"previews": {"set": []}}},
+    ],
+)
+def test_update_changes_off_the_protocol_are_refused(changes: dict[str, Any] | None) -> None:
+    frame: dict[str, Any] = {"type": "update", "seq": 1, "action": {"visibility": False}}
+    frame |= {"game": _mini_state()} if changes is None else {"changes": changes}
     with pytest.raises(ValidationError):
         server_frame(frame)
 
@@ -299,7 +322,8 @@ def test_state_and_update_frames_are_taken() -> None:
     state = _mini_state()
     assert isinstance(server_frame({"type": "state", "seq": 0, "game": state, "reply_to": "x"}), State)
     assert isinstance(
-        server_frame({"type": "update", "seq": 1, "game": state, "action": {"visibility": False}}), Update
+        server_frame({"type": "update", "seq": 1, "changes": {"set": {"seq": 1}}, "action": {"visibility": False}}),
+        Update,
     )
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 from websockets.sync.client import ClientConnection, connect
 
+from boxedin.common import delta
 from boxedin.gateway.outgoing import server_frame
 
 from edge_policy import choose_edge
@@ -43,10 +44,11 @@ class Browser:
     def send_raw(self, text: str) -> None:
         self.ws.send(text)
 
-    def send(self, **frame: Any) -> int:
+    def send(self, **frame: Any) -> int | str:
         frame.setdefault("id", next(self._ids))
         self.ws.send(json.dumps(frame))
-        return int(frame["id"])
+        request_id: int | str = frame["id"]
+        return request_id
 
     def receive(self, timeout: float = 15) -> dict[str, Any]:
         frame: dict[str, Any] = json.loads(self.ws.recv(timeout=timeout))
@@ -65,9 +67,10 @@ class Browser:
         elif kind == "state":
             self.state, self.seq = frame["game"], frame["seq"]
         elif kind == "update":
-            if frame["seq"] != self.seq + 1:
+            if frame["seq"] != self.seq + 1 or self.state is None:
                 raise ProtocolBroken(f"update {frame['seq']} arrived after {self.seq}")
-            self.state, self.seq = frame["game"], frame["seq"]
+            # An update carries what changed: the state is the one before it with the changes.
+            self.state, self.seq = delta.apply(self.state, frame["changes"]), frame["seq"]
             self.updates.append(frame)
         elif kind == "error":
             self.errors.append(frame)

@@ -9,7 +9,7 @@ import type { GameState, Level, NewGameOptions, PresenceFrame, SavedSummary, Sta
 import { loadName, noteFinished, saveName } from "./online";
 import { loadMenuChoices, saveMenuChoices, type MenuChoices, type PracticeChoices, loadPracticeChoices, savePracticeChoices } from "./choices";
 
-export type ScreenName = "menu" | "game" | "settings" | "help" | "practice-setup" | "online" | StatsScreenName;
+export type ScreenName = "menu" | "game" | "settings" | "help" | "practice-setup" | "online" | "lan" | StatsScreenName;
 export type StatsScreenName = "statistics" | "achievements" | "leaderboard";
 
 export interface Screen {
@@ -80,6 +80,7 @@ export class App {
         this.saved = saved;
       },
       status: (s) => this.showStatus(s),
+      pending: () => this.showStatus(this.conn.status),
       stats: (frame) => {
         this.stats = frame;
       },
@@ -87,6 +88,11 @@ export class App {
         if (code === "busy" || code === "stale") return;
         if (replyTo !== undefined && this.claimed.has(String(replyTo))) return;
         toast(message || code);
+        if (code === "no_game" && replyTo === undefined && this.conn.sync.gameId !== null) {
+          // The game on screen is gone from the server (its data was lost): nothing to wait for.
+          this.conn.leaveGame();
+          if (this.screenName === "game") this.show("menu");
+        }
       },
       online: (frame) => {
         if (frame.type === "presence") this.presence = frame;
@@ -127,6 +133,7 @@ export class App {
     if (!factory) return;
     this.screen = factory(this, this.root);
     window.scrollTo(0, 0);
+    if (!this.banner.hidden) this.showBanner(this.banner.textContent);
   }
 
   /** Shows Statistics, Achievements or the Leaderboard; its back arrow returns to `from`. */
@@ -138,13 +145,23 @@ export class App {
   private showStatus(s: ConnStatus): void {
     if (s === "open") {
       this.everOpened = true;
-      this.banner.hidden = true;
       document.body.classList.remove("offline");
+      this.showBanner(this.conn.pendingShown ? "Sending your move…" : null);
       return;
     }
-    this.banner.hidden = false;
-    this.banner.textContent = this.everOpened || s === "reconnecting" ? "Connection lost — reconnecting…" : "Connecting…";
+    this.showBanner(this.everOpened || s === "reconnecting" ? "Connection lost — reconnecting…" : "Connecting…");
     document.body.classList.add("offline");
+  }
+
+  /** The banner, just below the screen's top bar: it never covers the back arrow, the title,
+   * the round or the clock. Null hides it. */
+  private showBanner(text: string | null): void {
+    this.banner.hidden = text === null;
+    if (text === null) return;
+    this.banner.textContent = text;
+    const bar = this.root.querySelector(".topbar");
+    const below = bar ? Math.max(0, bar.getBoundingClientRect().bottom) : 0;
+    this.banner.style.top = `${Math.round(below)}px`;
   }
 
   updateSettings(next: Settings): void {

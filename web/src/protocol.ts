@@ -5,6 +5,7 @@ import type {
   EdgeRef, GameState, MatchVia, NewGameOptions, OnlineFrame, PlayerNo, ResetConfirmFrame, ResultFrame, SavedSummary,
   ServerFrame, StatsFrame,
 } from "./types";
+import { applyChanges } from "./delta";
 
 // --- sequence numbers (pure, unit-tested) ---------------------------------------------------
 
@@ -20,15 +21,19 @@ export type Outcome =
 
 /**
  * What to do with a `state` or `update` frame. A state is the whole game and is always taken;
- * an update is taken only when its seq follows the last applied one exactly. An older or
- * repeated update is ignored; a gap means frames were missed, so the client must resync.
+ * an update carries only what changed, so it is applied to `game` (the state at `sync.seq`) and
+ * taken only when its seq follows the last applied one exactly. An older or repeated update is
+ * ignored; a gap means frames were missed, so the client must resync.
  */
-export function acceptGameFrame(sync: SyncState, frame: ServerFrame): Outcome {
+export function acceptGameFrame(sync: SyncState, frame: ServerFrame, game: GameState | null): Outcome {
   if (frame.type === "state") return { kind: "apply", game: frame.game, seq: frame.seq };
   if (frame.type !== "update") return { kind: "ignore" };
-  if (sync.gameId === null || frame.game.game !== sync.gameId) return { kind: "ignore" };
+  // No game on screen, or not yet the state of the followed one: its state comes next.
+  if (sync.gameId === null || game === null || game.game !== sync.gameId) return { kind: "ignore" };
   if (frame.seq <= sync.seq) return { kind: "ignore" };
-  if (frame.seq === sync.seq + 1) return { kind: "apply", game: frame.game, seq: frame.seq, action: frame.action };
+  if (frame.seq === sync.seq + 1) {
+    return { kind: "apply", game: applyChanges(game, frame.changes), seq: frame.seq, action: frame.action };
+  }
   return { kind: "resync" };
 }
 
@@ -108,6 +113,8 @@ export interface ConnectionEvents {
   /** The server issued this device a token (its first hello, or one the server did not issue
    * was replaced): keep it for the next visit. */
   device?(token: string): void;
+  /** An action went unanswered for a moment (true), or every action has its answer (false). */
+  pending?(shown: boolean): void;
 }
 
 /** The online game this device plays, as `matched` said: its id, the device's seat and how the
@@ -129,7 +136,20 @@ export interface ConnectionOptions {
   createSocket?: (url: string) => SocketLike;
   setTimer?: (fn: () => void, ms: number) => unknown;
   clearTimer?: (t: unknown) => void;
+  /** How often the client pings; two pings in a row unanswered (20 s by default) mean the
+   * connection died without a word, and it connects again. */
   pingMs?: number;
+  /** An action unanswered this long shows as pending; one unanswered for answerMs makes the
+   * client connect again and send it again with the same id (docs/protocol.md). */
+  pendingMs?: number;
+  answerMs?: number;
+}
+
+/** An action sent and not yet answered (by its update, an error or an ack). */
+interface Unanswered {
+  frame: Record<string, unknown>;
+  game: string;
+  seq: number;
 }
 
 const OPEN = 1;
@@ -147,7 +167,17 @@ export class Connection {
   private attempt = 0;
   private retryTimer: unknown = null;
   private pingTimer: unknown = null;
+  private helloTimer: unknown = null;
+  private answerTimer: unknown = null;
+  /** Pings sent since the server was last heard from. */
+  private unansweredPings = 0;
+  private readonly unanswered = new Map<string, Unanswered>();
+  /** Whether the page shows an action as pending. */
+  pendingShown = false;
   private nextId = 1;
+  /** Ids unique to this page, so that an action sent again (docs/protocol.md, Actions sent again)
+   * is never taken for another tab's. */
+  private readonly idPrefix = `c${Math.random().toString(36).slice(2, 8)}-`;
   private readonly pending = new Map<string, Pending>();
   private readonly listeners = new Set<ConnectionEvents>();
   private readonly opts: Required<Omit<ConnectionOptions, "createSocket">> & { createSocket: (url: string) => SocketLike };
@@ -160,7 +190,9 @@ export class Connection {
       createSocket: opts.createSocket ?? ((url) => new WebSocket(url) as unknown as SocketLike),
       setTimer: opts.setTimer ?? ((fn, ms) => setTimeout(fn, ms)),
       clearTimer: opts.clearTimer ?? ((t) => clearTimeout(t as ReturnType<typeof setTimeout>)),
-      pingMs: opts.pingMs ?? 25000,
+      pingMs: opts.pingMs ?? 10000,
+      pendingMs: opts.pendingMs ?? 1000,
+      answerMs: opts.answerMs ?? 5000,
     };
   }
 
@@ -188,6 +220,12 @@ export class Connection {
     const ws = this.opts.createSocket(this.opts.url);
     this.ws = ws;
     this.welcomed = false;
+    // No welcome as long as two pings would take: the socket is as good as dead.
+    this.opts.clearTimer(this.helloTimer);
+    this.helloTimer = this.opts.setTimer(() => {
+      this.helloTimer = null;
+      if (this.ws === ws && !this.welcomed) this.resync();
+    }, 2 * this.opts.pingMs);
     ws.onopen = () => {
       if (this.ws !== ws) return;
       const hello: Record<string, unknown> = { type: "hello" };
@@ -201,6 +239,7 @@ export class Connection {
     };
     ws.onmessage = (ev) => {
       if (this.ws !== ws) return;
+      this.unansweredPings = 0;
       let frame: ServerFrame;
       try {
         frame = JSON.parse(String(ev.data));
@@ -213,6 +252,8 @@ export class Connection {
       if (this.ws !== ws) return;
       this.ws = null;
       this.stopPing();
+      this.opts.clearTimer(this.helloTimer);
+      this.helloTimer = null;
       this.failPending("disconnected", "The connection was lost.");
       this.scheduleReconnect();
     };
@@ -234,6 +275,8 @@ export class Connection {
     const old = this.ws;
     this.ws = null;
     this.stopPing();
+    this.opts.clearTimer(this.helloTimer);
+    this.helloTimer = null;
     this.failPending("disconnected", "The connection was lost.");
     if (old) {
       old.onclose = null;
@@ -250,7 +293,15 @@ export class Connection {
 
   private startPing(): void {
     this.stopPing();
+    this.unansweredPings = 0;
     const tick = () => {
+      this.pingTimer = null;
+      if (this.unansweredPings >= 2) {
+        // Nothing heard for two pings (a connection that died without a word): connect again.
+        this.resync();
+        return;
+      }
+      this.unansweredPings += 1;
       this.send({ type: "ping" });
       this.pingTimer = this.opts.setTimer(tick, this.opts.pingMs);
     };
@@ -275,14 +326,17 @@ export class Connection {
         }
         this.welcomed = true;
         this.attempt = 0;
+        this.opts.clearTimer(this.helloTimer);
+        this.helloTimer = null;
         this.saved = frame.saved;
         this.setStatus("open");
         this.startPing();
         this.emit("saved", frame.saved);
+        this.sendAgain();
         return;
       case "state":
       case "update": {
-        const out = acceptGameFrame(this.sync, frame);
+        const out = acceptGameFrame(this.sync, frame, this.game);
         if (out.kind === "resync") {
           this.resync();
           return;
@@ -290,6 +344,7 @@ export class Connection {
         if (out.kind === "ignore") return;
         this.sync = { gameId: out.game.game, seq: out.seq };
         this.game = out.game;
+        this.answeredBy(out.game.game, out.seq);
         this.emit("game", out.game, out.action, frame.type);
         return;
       }
@@ -297,7 +352,11 @@ export class Connection {
         this.saved = frame.saved;
         this.emit("saved", frame.saved);
         return;
+      case "ack":
+        if (frame.reply_to !== undefined) this.answered(String(frame.reply_to));
+        return;
       case "error":
+        if (frame.reply_to !== undefined) this.answered(String(frame.reply_to));
         // An error about a game that has moved on means we missed frames: fetch them.
         if (frame.code === "stale" || (typeof frame.seq === "number" && this.sync.gameId && frame.seq > this.sync.seq)) {
           this.resync();
@@ -420,7 +479,7 @@ export class Connection {
   /** Sends a frame with a fresh id; returns the id, or null when not connected. */
   send(frame: Record<string, unknown>): string | null {
     if (!this.ws || this.ws.readyState !== OPEN || (!this.welcomed && frame.type !== "hello")) return null;
-    const id = `c${this.nextId++}`;
+    const id = `${this.idPrefix}${this.nextId++}`;
     const withId = frame.type === "ping" ? frame : { ...frame, id };
     this.ws.send(JSON.stringify(withId));
     return id;
@@ -433,7 +492,73 @@ export class Connection {
     if (!this.sync.gameId) return null;
     const frame: Record<string, unknown> = { type, game: this.sync.gameId, seq: this.sync.seq };
     if (edge) frame.edge = edge;
-    return this.send(frame);
+    const id = this.send(frame);
+    if (id !== null) {
+      this.unanswered.set(id, { frame: { ...frame, id }, game: this.sync.gameId, seq: this.sync.seq });
+      if (this.answerTimer === null) this.watchAnswers();
+    }
+    return id;
+  }
+
+  /** Actions sent and not yet answered (for tests). */
+  get unansweredCount(): number {
+    return this.unanswered.size;
+  }
+
+  /** Shows an action unanswered for pendingMs as pending; one unanswered for answerMs means the
+   * connection is not working: connect again (the action is sent again after the welcome). */
+  private watchAnswers(): void {
+    this.answerTimer = this.opts.setTimer(() => {
+      if (this.unanswered.size === 0) {
+        this.answerTimer = null;
+        return;
+      }
+      this.setPendingShown(true);
+      this.answerTimer = this.opts.setTimer(() => {
+        this.answerTimer = null;
+        if (this.unanswered.size > 0) this.resync();
+      }, Math.max(0, this.opts.answerMs - this.opts.pendingMs));
+    }, this.opts.pendingMs);
+  }
+
+  /** After a welcome: each action of the game followed that got no answer goes again, with its
+   * id, so the server answers it instead of applying it twice. Others are forgotten. */
+  private sendAgain(): void {
+    for (const [id, action] of [...this.unanswered]) {
+      if (action.game !== this.sync.gameId || !this.ws) {
+        this.unanswered.delete(id);
+        continue;
+      }
+      this.ws.send(JSON.stringify(action.frame));
+    }
+    if (this.unanswered.size === 0) this.setPendingShown(false);
+    else if (this.answerTimer === null) this.watchAnswers();
+  }
+
+  private answered(id: string): void {
+    if (this.unanswered.delete(id) && this.unanswered.size === 0) this.settleAnswers();
+  }
+
+  /** An update or state of ``game`` at ``seq``: every action sent at an earlier seq has had its
+   * answer (it made this change, or the game moved on and the server said so). */
+  private answeredBy(game: string, seq: number): void {
+    let changed = false;
+    for (const [id, action] of [...this.unanswered]) {
+      if (action.game === game && action.seq < seq) changed = this.unanswered.delete(id) || changed;
+    }
+    if (changed && this.unanswered.size === 0) this.settleAnswers();
+  }
+
+  private settleAnswers(): void {
+    this.opts.clearTimer(this.answerTimer);
+    this.answerTimer = null;
+    this.setPendingShown(false);
+  }
+
+  private setPendingShown(shown: boolean): void {
+    if (this.pendingShown === shown) return;
+    this.pendingShown = shown;
+    this.emit("pending", shown);
   }
 
   visibility(visible: boolean): void {
@@ -459,6 +584,8 @@ export class Connection {
     this.sync = { gameId: null, seq: 0 };
     this.game = null;
     this.online = null;
+    this.unanswered.clear();
+    this.settleAnswers();
   }
 
   // --- online play (docs/protocol.md, "Online play") -----------------------------------------

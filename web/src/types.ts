@@ -196,6 +196,16 @@ export interface SavedSummary {
   updated: number;
 }
 
+// What an update changed in the game state (docs/protocol.md, "The update frame"), applied by
+// delta.ts: fields gone, fields set whole, lists spliced ([at, removed, items]) and objects
+// changed in part.
+export interface StateChanges {
+  drop?: string[];
+  set?: { [field: string]: unknown };
+  splice?: { [field: string]: [number, number, unknown[]][] };
+  patch?: { [field: string]: StateChanges };
+}
+
 // What an update applied: a player's action ("by" 1 or 2), or what changed around the game.
 export type UpdateAction =
   | { roll: number; by: PlayerNo }
@@ -294,21 +304,60 @@ export interface ResetConfirmFrame {
   reply_to?: string | number;
 }
 
+// Same Wi-Fi (docs/protocol.md): what a boxedin lan process tells its own browser on /lan.
+export interface LanHosting {
+  mode: string;
+  overlap: string | null;
+  address: string; // host:port, for a joiner whose network blocks multicast
+}
+
+export interface LanGame {
+  id: string;
+  name: string; // the host's player name
+  mode: string;
+  overlap: string | null;
+  address: string;
+}
+
+export interface LanLink {
+  role: "host" | "join";
+  state: "connecting" | "code" | "playing";
+  code: string | null; // the six digits both screens show, once the handshake is done
+  name: string | null; // the other player's name, once known
+}
+
+export interface LanStatusFrame {
+  type: "lan_status";
+  hosting: LanHosting | null;
+  link: LanLink | null;
+  games: LanGame[];
+  reply_to?: string | number;
+}
+
+export interface LanClosedFrame {
+  type: "lan_closed";
+  reason: "cancelled" | "host_left" | "unreachable" | "refused" | "broken";
+  message: string;
+}
+
+export type LanFrame = LanStatusFrame | LanClosedFrame;
+
 // The server's frames (services/gateway/outgoing.py; tests/services/test_outgoing_frames.py
 // checks that they agree). A reply carries reply_to when the client's frame had an id. An
 // update's action is every UpdateAction; the client reads it loosely, as a record.
 export type ServerFrame =
   | { type: "welcome"; device: string; saved: SavedSummary | null; server_time: number; reply_to?: string | number }
   | { type: "state"; seq: number; game: GameState; reply_to?: string | number }
-  | { type: "update"; seq: number; action: Record<string, unknown>; game: GameState }
+  | { type: "update"; seq: number; action: Record<string, unknown>; changes: StateChanges }
   | { type: "saved"; saved: SavedSummary | null; reply_to?: string | number }
   | { type: "error"; code: string; message: string; reply_to?: string | number; seq?: number }
-  | { type: "ack"; reply_to?: string | number }
+  | { type: "ack"; reply_to?: string | number; seq?: number }
   | { type: "pong"; reply_to?: string | number }
   | StatsFrame
   | ResultFrame
   | ResetConfirmFrame
-  | OnlineFrame;
+  | OnlineFrame
+  | LanFrame;
 
 export interface NewGameOptions {
   mode: string;

@@ -64,6 +64,7 @@ function harness(device: string | null = "D".repeat(43)) {
     status: (s) => events.push(`status:${s}`),
     stats: (f) => events.push(`stats:${f.overview.games}`),
     device: (token) => events.push(`device:${token}`),
+    pending: (shown) => events.push(`pending:${shown}`),
   });
   const last = () => sockets[sockets.length - 1];
   const welcome = (s = last(), token = conn.device ?? "I".repeat(43)) =>
@@ -77,35 +78,42 @@ function harness(device: string | null = "D".repeat(43)) {
   return { conn, sockets, timers, events, last, welcome, runTimer };
 }
 
-const update = (seq: number, game = "g_test", action: Record<string, unknown> = { draw: ["h", 0, 0], by: 1 }): ServerFrame => ({
+const update = (seq: number, action: Record<string, unknown> = { draw: ["h", 0, 0], by: 1 }): ServerFrame => ({
   type: "update",
   seq,
   action,
-  game: makeGame({ game, seq }),
+  changes: { set: { seq } },
 });
 
 describe("accepting game frames", () => {
   const sync = { gameId: "g_test", seq: 4 };
+  const game = makeGame({ seq: 4 });
 
   it("takes a whole state whatever its seq", () => {
-    expect(acceptGameFrame(sync, { type: "state", seq: 1, game: makeGame({ seq: 1 }) }).kind).toBe("apply");
-    expect(acceptGameFrame({ gameId: null, seq: 0 }, { type: "state", seq: 9, game: makeGame({ seq: 9 }) }).kind).toBe("apply");
+    expect(acceptGameFrame(sync, { type: "state", seq: 1, game: makeGame({ seq: 1 }) }, game).kind).toBe("apply");
+    expect(
+      acceptGameFrame({ gameId: null, seq: 0 }, { type: "state", seq: 9, game: makeGame({ seq: 9 }) }, null).kind,
+    ).toBe("apply");
   });
 
-  it("applies the next update only", () => {
-    expect(acceptGameFrame(sync, update(5))).toMatchObject({ kind: "apply", seq: 5 });
-    expect(acceptGameFrame(sync, update(4)).kind).toBe("ignore");
-    expect(acceptGameFrame(sync, update(2)).kind).toBe("ignore");
+  it("applies the next update only, to the state before it", () => {
+    const out = acceptGameFrame(sync, update(5), game);
+    expect(out).toMatchObject({ kind: "apply", seq: 5 });
+    expect(out.kind === "apply" && out.game).toEqual({ ...game, seq: 5 });
+    expect(game.seq).toBe(4);
+    expect(acceptGameFrame(sync, update(4), game).kind).toBe("ignore");
+    expect(acceptGameFrame(sync, update(2), game).kind).toBe("ignore");
   });
 
   it("asks for a resync when updates are missing", () => {
-    expect(acceptGameFrame(sync, update(6)).kind).toBe("resync");
-    expect(acceptGameFrame(sync, update(40)).kind).toBe("resync");
+    expect(acceptGameFrame(sync, update(6), game).kind).toBe("resync");
+    expect(acceptGameFrame(sync, update(40), game).kind).toBe("resync");
   });
 
-  it("ignores updates of another game or with no game on screen", () => {
-    expect(acceptGameFrame(sync, update(5, "g_other")).kind).toBe("ignore");
-    expect(acceptGameFrame({ gameId: null, seq: 0 }, update(1)).kind).toBe("ignore");
+  it("ignores updates before the followed game's state came or with no game on screen", () => {
+    expect(acceptGameFrame(sync, update(5), makeGame({ game: "g_other", seq: 4 })).kind).toBe("ignore");
+    expect(acceptGameFrame(sync, update(5), null).kind).toBe("ignore");
+    expect(acceptGameFrame({ gameId: null, seq: 0 }, update(1), null).kind).toBe("ignore");
   });
 });
 
@@ -220,7 +228,7 @@ describe("the connection", () => {
     h.last().open();
     h.welcome();
     h.last().receive({ type: "state", seq: 8, game: makeGame({ seq: 8 }) });
-    const pings = () => h.timers.filter((t) => t.ms === 25000).length;
+    const pings = () => h.timers.filter((t) => t.ms === 10000).length;
     expect(pings()).toBe(1);
     h.last().drop();
     expect(h.conn.status).toBe("reconnecting");
@@ -472,11 +480,11 @@ describe("online play", () => {
     h.last().receive({ type: "matched", game: "g_new", seat: 2, via: "rematch" });
     expect(h.conn.online).toEqual({ game: "g_new", seat: 2, via: "rematch" });
     expect(h.conn.game).toBeNull();
-    h.last().receive({ type: "update", seq: 8, action: { rematch: true, by: 1 }, game: onlineGame(8, "g_old") });
+    h.last().receive({ type: "update", seq: 8, action: { rematch: true, by: 1 }, changes: { set: { seq: 8 } } });
     expect(h.events.filter((e) => e.startsWith("update"))).toEqual([]);
     h.last().receive({ type: "state", seq: 0, game: onlineGame(0, "g_new") });
     expect(h.conn.sync).toEqual({ gameId: "g_new", seq: 0 });
-    h.last().receive({ type: "update", seq: 1, action: { connected: false, by: 1 }, game: onlineGame(1, "g_new") });
+    h.last().receive({ type: "update", seq: 1, action: { connected: false, by: 1 }, changes: { set: { seq: 1 } } });
     expect(h.events.at(-1)).toBe('update:1:{"connected":false,"by":1}');
     expect(h.online).toEqual(["matched"]);
   });
@@ -514,5 +522,70 @@ describe("online play", () => {
     expect(h.last().sent.length).toBe(before);
     h.conn.leaveGame();
     expect(h.conn.online).toBeNull();
+  });
+});
+
+describe("a connection that died without a word", () => {
+  it("connects again when two pings in a row go unanswered", () => {
+    const h = harness();
+    h.conn.connect();
+    h.last().open();
+    h.welcome();
+    const first = h.last();
+    h.runTimer(10000);
+    expect(first.sent[first.sent.length - 1]).toEqual({ type: "ping" });
+    first.receive({ type: "pong" });
+    h.runTimer(10000); // answered: another ping
+    h.runTimer(10000); // the last one unanswered: one more chance
+    expect(h.sockets).toHaveLength(1);
+    h.runTimer(10000); // two unanswered: the connection is dead
+    expect(h.sockets).toHaveLength(2);
+    expect(first.closed).toBe(true);
+    expect(h.conn.status).toBe("reconnecting");
+  });
+
+  it("connects again when no welcome comes", () => {
+    const h = harness();
+    h.conn.connect();
+    h.last().open();
+    h.runTimer(20000);
+    expect(h.sockets).toHaveLength(2);
+  });
+
+  it("shows an unanswered action as pending, then sends it again with its id after connecting again", () => {
+    const h = harness();
+    h.conn.connect();
+    h.last().open();
+    h.welcome();
+    h.last().receive({ type: "state", seq: 8, game: makeGame({ seq: 8 }) });
+    const id = h.conn.act("roll");
+    expect(id).not.toBeNull();
+    expect(h.conn.unansweredCount).toBe(1);
+    h.runTimer(1000);
+    expect(h.events).toContain("pending:true");
+    h.runTimer(4000);
+    expect(h.sockets).toHaveLength(2);
+    h.last().open();
+    expect(h.last().sent[0]).toMatchObject({ type: "hello", game: "g_test", seq: 8 });
+    h.welcome();
+    expect(h.last().sent).toContainEqual({ type: "roll", game: "g_test", seq: 8, id });
+    h.last().receive(update(9, { roll: 3, by: 1 }));
+    expect(h.conn.unansweredCount).toBe(0);
+    expect(h.events.indexOf("pending:false")).toBeGreaterThan(h.events.indexOf("pending:true"));
+  });
+
+  it("takes an ack or an error naming the action as its answer", () => {
+    const h = harness();
+    h.conn.connect();
+    h.last().open();
+    h.welcome();
+    h.last().receive({ type: "state", seq: 8, game: makeGame({ seq: 8 }) });
+    const roll = h.conn.act("roll");
+    const draw = h.conn.act("draw", ["h", 0, 0]);
+    h.last().receive({ type: "ack", reply_to: roll ?? "", seq: 9 });
+    expect(h.conn.unansweredCount).toBe(1);
+    h.last().receive({ type: "error", code: "edge_taken", message: "taken", reply_to: draw ?? "" });
+    expect(h.conn.unansweredCount).toBe(0);
+    expect(h.events).not.toContain("pending:true");
   });
 });

@@ -32,6 +32,7 @@ from boxedin.engine.game import Game
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 
 from . import clock, online
+from .changes import LastStates, update_changes
 from .figures import FiguresLoop
 from .record import CLOCK, COMPUTER, Caller, GameRecord, Person, View, authorize
 from .setup import new_game, new_game_id
@@ -146,6 +147,8 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         # Decoded games by id, with the seq they stand at: consecutive actions on one game
         # skip replaying its record. An entry is taken out while an action uses it.
         self._games: OrderedDict[str, tuple[int, Game]] = OrderedDict()
+        # The last state of each recent game: an update carries the changes from it.
+        self._states = LastStates(_CACHED_GAMES)
 
     # --- plumbing ---------------------------------------------------------------------------
 
@@ -208,6 +211,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     def _read(self, stored: StoredGame, game: Game, seat: int = 0) -> common_pb2.GameSnapshot:
         """A game as it stands, for a call that changes nothing."""
         state = game_state(stored.game_id, stored.seq, game, stored.record, time.time())
+        self._states.keep(stored.game_id, stored.seq, state)
         snapshot = self._snapshot(stored.game_id, stored.seq, game, stored.record, to_json(state))
         snapshot.seat = seat
         return snapshot
@@ -240,8 +244,13 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             finishes = game.over
         record.updated = now
         seq = stored.seq + 1
-        state_json = to_json(game_state(stored.game_id, seq, game, record, now))
-        body = update_frame(seq, action, state_json)
+        before = self._states.at(stored.game_id, stored.seq)
+        recomputed = before is None
+        if before is None:
+            before = game_state(stored.game_id, stored.seq, codec.decode(stored.game), record, now)
+        state = game_state(stored.game_id, seq, game, record, now)
+        state_json = to_json(state)
+        body = update_frame(seq, action, to_json(update_changes(before, state, recomputed=recomputed)))
         game_facts = facts(seq, game, record)
         encoded = codec.encode(game)
         change = Commit(
@@ -259,6 +268,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             CAS_CONFLICTS.inc()
             raise Refusal("busy", "another action on this game was applied at the same moment; try again")
         self._remember(stored.game_id, seq, game)
+        self._states.keep(stored.game_id, seq, state)
         if finishes:
             GAMES_FINISHED.labels(mode_of(game), record.opponent).inc()
         return self._snapshot(
@@ -307,7 +317,9 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             raise Refusal("unavailable", "the game store cannot be reached") from exc
         GAMES_CREATED.labels(setup.mode, record.opponent).inc()
         self._remember(game_id, 0, game)
-        return self._snapshot(game_id, 0, game, record, to_json(game_state(game_id, 0, game, record, now)))
+        state = game_state(game_id, 0, game, record, now)
+        self._states.keep(game_id, 0, state)
+        return self._snapshot(game_id, 0, game, record, to_json(state))
 
     async def GetGame(
         self,
@@ -542,7 +554,9 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         GAMES_CREATED.labels(mode_of(game), record.opponent).inc()
         self._remember(game_id, 0, game)
         now = time.time()
-        return self._snapshot(game_id, 0, game, record, to_json(game_state(game_id, 0, game, record, now)))
+        state = game_state(game_id, 0, game, record, now)
+        self._states.keep(game_id, 0, state)
+        return self._snapshot(game_id, 0, game, record, to_json(state))
 
     async def _load_online(self, game_id: str, device: str) -> tuple[StoredGame, Game, int]:
         """An online game and the device's seat in it."""

@@ -44,10 +44,10 @@ def to_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-def update_frame(seq: int, action: dict[str, Any], state_json: str) -> str:
-    """The update frame of docs/protocol.md around the state's JSON, which is made once for the
-    frame and the engine's reply."""
-    return f'{{"type":"update","seq":{seq},"action":{to_json(action)},"game":{state_json}}}'
+def update_frame(seq: int, action: dict[str, Any], changes_json: str) -> str:
+    """The update frame of docs/protocol.md: the action and what it changed in the state
+    (changes.py), never the whole state."""
+    return f'{{"type":"update","seq":{seq},"action":{to_json(action)},"changes":{changes_json}}}'
 
 
 def summary(game_id: str, game: Game, record: GameRecord) -> dict[str, Any]:

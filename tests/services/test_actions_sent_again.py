@@ -1,0 +1,65 @@
+"""An action sent again with the same id is answered, not applied again (docs/protocol.md,
+Actions sent again): through another connection and another gateway replica, its first answer
+comes back (`ack` with the seq it made, or the same error), and the game stands where it was."""
+
+from __future__ import annotations
+
+from boxedin.launcher import Stack
+from boxedin.loadtest import open_edges
+
+from wsclient import Browser
+
+
+def test_an_action_sent_again_through_another_gateway_is_answered_with_its_first_result(live_stack: Stack) -> None:
+    player = Browser(live_stack.url(0))
+    try:
+        player.hello()
+        player.new_game(mode="mini", opponent="local")
+        player.act(type="roll")
+        game, seq = player.game_id, player.seq
+        edge = open_edges(player.state or {})[0]
+        draw = {"type": "draw", "game": game, "edge": edge, "seq": seq, "id": "page-7f3a-12"}
+        player.send(**draw)
+        while player.seq < seq + 1:
+            player.receive()
+        device = player.device
+    finally:
+        player.close()  # the answer "was lost": the player reconnects elsewhere and sends it again
+    again = Browser(live_stack.url(1), device=device)
+    try:
+        again.hello(game=game, seq=None)
+        assert again.seq == seq + 1
+        assert again.request(**draw) == {"type": "ack", "reply_to": "page-7f3a-12", "seq": seq + 1}
+        # Still at that seq: the pong comes after anything the repeat could have caused.
+        assert again.request(type="ping")["type"] == "pong"
+        assert again.seq == seq + 1 and not again.updates
+        # The same id with another seq is another action, refused on its own merits.
+        other = again.request(**{**draw, "seq": seq + 1})
+        # (the edge is taken, or the roll was used up and the next roll is due)
+        assert other["type"] == "error" and other["code"] in ("edge_taken", "roll_due"), other
+    finally:
+        again.close()
+
+
+def test_a_refused_action_sent_again_gets_the_same_refusal(live_stack: Stack) -> None:
+    browser = Browser(live_stack.url())
+    try:
+        browser.hello()
+        browser.new_game(mode="mini", opponent="local")
+        browser.act(type="roll")
+        game, seq = browser.game_id, browser.seq
+        outside = {"type": "draw", "game": game, "edge": ["h", 9, 9], "seq": seq, "id": "page-b1-3"}
+        first = browser.request(**outside)
+        assert first["type"] == "error" and first["code"] == "illegal_edge"
+        assert browser.request(**outside) == first
+        # Another device's action with the same id is its own: here, not its game.
+        stranger = Browser(live_stack.url())
+        try:
+            stranger.hello()
+            refused = stranger.request(**outside)
+            assert refused["type"] == "error" and refused["code"] == "not_your_game"
+        finally:
+            stranger.close()
+        assert browser.request(type="ping")["type"] == "pong" and browser.seq == seq
+    finally:
+        browser.close()
