@@ -158,7 +158,7 @@ def up_environment(key_prefix: str) -> dict[str, str]:
     })  # fmt: skip
     for name in ("ENGINE", "AI", "STATS", "MATCHMAKER"):
         env[f"BOXEDIN_{name}_ADDRESS"] = f"127.0.0.1:{free_port()}"
-    for name in ("ENGINE", "AI", "WORKER", "STATS", "MATCHMAKER"):
+    for name in ("GATEWAY", "ENGINE", "AI", "WORKER", "STATS", "MATCHMAKER"):
         env[f"BOXEDIN_{name}_METRICS_PORT"] = str(free_port())
     return env
 
@@ -304,7 +304,7 @@ def test_boxedin_up_restarts_a_crash_keeps_games_across_runs_and_leaves_nothing_
         left = set(processes()) & set(started)
         assert not left, [started[pid] for pid in left]
     finally:
-        first.stop(signal.SIGKILL)
+        first.stop()  # Ctrl-C: every process it started goes, even when the test failed
 
     # Started again on the same data folder: Redis reads its append-only file back.
     second = Up(["--port", str(free_port()), "--data", str(data), "--no-worker"], env, tmp_path / "second.txt")
@@ -321,4 +321,4 @@ def test_boxedin_up_restarts_a_crash_keeps_games_across_runs_and_leaves_nothing_
             again.close()
         assert second.stop(signal.SIGTERM) == 0, second.text()
     finally:
-        second.stop(signal.SIGKILL)
+        second.stop()

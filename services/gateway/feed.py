@@ -13,8 +13,12 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+import grpc
+
+from boxedin.common.reasons import refusal_of
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 
+from . import outgoing
 from .hub import UpdateHub
 
 log = logging.getLogger("boxedin.gateway.feed")
@@ -47,6 +51,7 @@ class GameFeed:
             await self.detach()
             self.game_id = snapshot.game_id
             await self.hub.follow(snapshot.game_id, self.deliver)
+            self.hub.recovery_listeners.add(self.recover)
         self.online = snapshot.facts.online
         if snapshot.seat:
             self.seat = snapshot.seat
@@ -63,8 +68,29 @@ class GameFeed:
             return None
         game_id, self.game_id, self.seq = self.game_id, None, -1
         self.online, self.seat = False, 0
+        self.hub.recovery_listeners.discard(self.recover)
         await self.hub.unfollow(game_id, self.deliver)
         return game_id
+
+    def recover(self) -> None:
+        """Redis was out of reach: catch up on what was missed, or say that the game is gone
+        (Redis came back without its data)."""
+        task = asyncio.create_task(self._recover())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _recover(self) -> None:
+        game_id = self.game_id
+        try:
+            await self.catch_up()
+        except grpc.RpcError as error:
+            refusal = refusal_of(error)
+            if refusal.reason not in ("no_game", "not_your_game") or self.game_id != game_id:
+                log.warning("catching up after Redis came back failed", extra={"game": game_id, "error": str(error)})
+                return
+            await self.detach()
+            message = "this game is no longer on the server (its data was lost); start a new one from the menu"
+            self.send(outgoing.Error.build("no_game", message).to_json())
 
     def _send_state(self, snapshot: common_pb2.GameSnapshot, reply_to: Any = None) -> None:
         # The engine's state JSON is passed on as it is, never parsed here.

@@ -367,6 +367,28 @@ def fuzzed(draw: st.DrawFn) -> Fuzzed:
 _MESSAGES = st.lists(fuzzed(), min_size=20, max_size=20)
 
 
+@st.composite
+def _one_of_each(draw: st.DrawFn) -> list[Fuzzed]:
+    return [Fuzzed(value=_client_frame(draw, kind)) for kind in FRAME_TYPES]
+
+
+def draw_tour(seed: int | None = None) -> list[Fuzzed]:
+    """A valid-looking frame of every client type, once each: a run starts with them, so that
+    every type is tried whatever the random draws (game_result is drawn rarely)."""
+    drawn: list[Fuzzed] = []
+
+    @settings(max_examples=1, phases=[Phase.generate], database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @given(_one_of_each())
+    def collect(frames: list[Fuzzed]) -> None:
+        drawn[:] = frames
+
+    if seed is not None:
+        collect = hypothesis_seed(seed)(collect)
+    collect()
+    return drawn
+
+
 def draw_messages(count: int, seed: int | None = None) -> list[Fuzzed]:
     """``count`` messages drawn by hypothesis (its generation phase only: nothing to shrink);
     the same ``seed`` draws the same messages."""
@@ -735,7 +757,10 @@ async def run(
     await fuzz.hold_game()
 
     def chunks(total: int, salt: int) -> Iterator[list[Fuzzed]]:
-        for index, start in enumerate(range(0, total, chunk)):
+        tour = draw_tour(None if seed is None else seed * 7919 + salt) if total >= len(FRAME_TYPES) else []
+        if tour:
+            yield tour
+        for index, start in enumerate(range(len(tour), total, chunk)):
             size = min(chunk, total - start)
             yield draw_messages(size, None if seed is None else seed * 7919 + salt * 104_729 + index)
 

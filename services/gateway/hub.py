@@ -30,8 +30,14 @@ class UpdateHub:
     def __init__(self, client: redis.Redis, keys: Keys) -> None:
         self.client = client
         self.keys = keys
-        self.pubsub = client.pubsub(ignore_subscribe_messages=True)
+        # Subscribe messages are read: the one for the hub's own channel coming again says that
+        # redis-py connected again and subscribed anew (Redis restarted, or the connection broke).
+        self.pubsub = client.pubsub()
+        self.own_channel = keys.gateway_channel(uuid.uuid4().hex)
         self.listeners: dict[str, set[Listener]] = {}
+        # Called when the subscription came back after Redis was out of reach: updates published
+        # meanwhile were missed (and if Redis restarted without its data, the games are gone).
+        self.recovery_listeners: set[Callable[[], None]] = set()
         # Connections by the hash of their device token, told of the online games it starts.
         self.match_listeners: dict[str, set[MatchListener]] = {}
         self._task: asyncio.Task[None] | None = None
@@ -43,7 +49,7 @@ class UpdateHub:
         # A cluster client learns its nodes on its first command; a subscription needs them now.
         await self.client.initialize()
         # A channel of its own keeps the subscription open while no game is followed.
-        await self.pubsub.subscribe(self.keys.gateway_channel(uuid.uuid4().hex), self.keys.matches_channel())
+        await self.pubsub.subscribe(self.own_channel, self.keys.matches_channel())
         self._task = asyncio.create_task(self._listen())
 
     async def stop(self) -> None:
@@ -111,6 +117,8 @@ class UpdateHub:
     async def _listen(self) -> None:
         prefix = self.keys.channel_prefix.encode()
         matches = self.keys.matches_channel().encode()
+        own = self.own_channel.encode()
+        subscribed = False
         while True:
             try:
                 message = await self.pubsub.get_message(timeout=1.0)
@@ -120,6 +128,12 @@ class UpdateHub:
                 await asyncio.sleep(1)
                 continue
             REDIS_UP.set(1)
+            if message is not None and message["type"] == "subscribe" and message["channel"] == own:
+                if subscribed:
+                    log.info("update subscription back: the games followed catch up")
+                    for recovered in list(self.recovery_listeners):
+                        recovered()
+                subscribed = True
             if message is None or message["type"] != "message":
                 continue
             channel: bytes = message["channel"]

@@ -6,11 +6,12 @@ times costs no memory), and every gateway replica knows every other's tokens.
 
 The device key is made once, by whichever gateway asks first, and kept in Redis (one key that
 never expires: losing it is losing every device's identity, which only happens with the data
-itself). The services keep only a token's SHA-256 (boxedin.common.devices.device_hash)."""
+itself). Each hello reads it again (one GET), so that after Redis lost its data every replica
+agrees on the new key at once. The services keep only a token's SHA-256
+(boxedin.common.devices.device_hash)."""
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import binascii
 import hashlib
@@ -47,26 +48,17 @@ def was_issued(token: str, key: bytes) -> bool:
 
 
 class DeviceTokens:
-    """Issues and checks device tokens with the installation's device key, read from Redis once
-    (made there by the first gateway that needs it)."""
+    """Issues and checks device tokens with the installation's device key, kept in Redis (made
+    there by the first gateway that needs it)."""
 
     def __init__(self, client: redis.Redis, keys: Keys) -> None:
         self.redis = client
         self.keys = keys
-        self._key: bytes | None = None
-        self._lock = asyncio.Lock()
-
-    async def key(self) -> bytes:
-        if self._key is None:
-            async with self._lock:
-                if self._key is None:
-                    self._key = await device_key(self.redis, self.keys)
-        return self._key
 
     async def vouch(self, token: str | None) -> tuple[str, bool]:
         """The device a hello speaks for: ``token`` when we issued it, else a new token. The
         second value says whether the token is new."""
-        key = await self.key()
+        key = await device_key(self.redis, self.keys)
         if token and was_issued(token, key):
             return token, False
         return issue(key), True
@@ -75,5 +67,9 @@ class DeviceTokens:
 async def device_key(client: redis.Redis, keys: Keys) -> bytes:
     """The installation's device key: made by the first caller, the same for every caller after."""
     name = keys.device_token_key()
-    await client.set(name, secrets.token_bytes(32), nx=True)
-    return cast(bytes, await client.get(name))
+    key = cast("bytes | None", await client.get(name))
+    if key is None:
+        await client.set(name, secrets.token_bytes(32), nx=True)
+        key = cast("bytes | None", await client.get(name))
+    assert key is not None, "the device key was just made"
+    return key

@@ -10,7 +10,9 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
+import redis
 
+from boxedin.common.keys import Keys
 from boxedin.common.reasons import REASON_KEY
 from boxedin.launcher import Stack, free_port
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
@@ -155,3 +157,33 @@ async def _race(stack: Stack) -> None:
 
 def test_two_racing_actions_never_both_apply(stack: Stack) -> None:
     asyncio.run(_race(stack))
+
+
+def test_a_game_whose_data_redis_lost_is_said_to_be_gone_and_the_others_go_on(stack: Stack) -> None:
+    # As after a Redis restart without its data: one game's keys are gone, and every gateway's
+    # subscription drops and comes back.
+    lost, kept = Browser(stack.url()), Browser(stack.url())
+    try:
+        for browser in (lost, kept):
+            browser.hello()
+            browser.new_game(mode="mini", opponent="local")
+        client = redis.Redis.from_url(str(stack.redis_url))
+        try:
+            keys = Keys(stack.key_prefix)
+            assert client.delete(keys.game(lost.game_id), keys.updates(lost.game_id)) >= 1
+            assert client.client_kill_filter(_type="pubsub") >= 1
+        finally:
+            client.close()
+        deadline = time.monotonic() + 15
+        while not lost.errors and time.monotonic() < deadline:
+            lost.receive(max(0.1, deadline - time.monotonic()))
+        assert [(e["code"], "reply_to" in e) for e in lost.errors] == [("no_game", False)]
+        assert "no longer on the server" in lost.errors[0]["message"]
+        # The other game goes on where it was.
+        seq = kept.seq
+        assert kept.request(type="ping")["type"] == "pong" and kept.seq == seq and not kept.errors
+        kept.act(type="roll")
+        assert kept.seq == seq + 1
+    finally:
+        lost.close()
+        kept.close()
