@@ -20,6 +20,8 @@ COMMANDS: dict[str, str] = {
     "stats": "boxedin.stats.bench",
     "fuzz": "boxedin.gateway.fuzz",
     "memory": "boxedin.memory_report",
+    "updates": "boxedin.engine.service.update_sizes",
+    "lan": "boxedin.lan.command",
 }
 
 

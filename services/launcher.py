@@ -107,6 +107,9 @@ class Stack:
     gateway_replicas: int = 1
     worker: bool = True
     web_dist: str = str(ROOT / "web" / "dist")
+    # This machine's Same Wi-Fi app (`boxedin lan`) on this port, which the gateway names to the
+    # web client (BOXEDIN_LAN_URL); None: not started.
+    lan_port: int | None = None
     extra_env: dict[str, str] = field(default_factory=dict)
     log_dir: Path | None = None
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
@@ -165,6 +168,8 @@ class Stack:
                 "PYTHONUNBUFFERED": "1",
             }
         )
+        if self.lan_port is not None:
+            env["BOXEDIN_LAN_URL"] = f"http://127.0.0.1:{self.lan_port}/#same-wifi"
         env.update(self.extra_env)
         return env
 
@@ -299,6 +304,26 @@ class Stack:
         self.gateways[name] = port
         return name
 
+    def start_lan(self) -> None:
+        """The Same Wi-Fi app of this machine (boxedin.lan): it needs none of the other services."""
+        assert self.lan_port is not None
+        port = self.lan_port
+        args = [sys.executable, "-m", "boxedin.lan", "--port", str(port), "--web-dist", self.web_dist]
+        self._start(
+            "lan", args, self.env(), lambda timeout: self.wait_http(f"http://127.0.0.1:{port}/healthz", timeout, "lan")
+        )
+
+    def wait_http(self, url: str, timeout: float, only: str) -> None:
+        """Waits until ``url`` answers 200."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self._fail_if_stopped(only)
+            with contextlib.suppress(urllib.error.URLError, OSError), urllib.request.urlopen(url, timeout=1) as reply:
+                if reply.status == 200:
+                    return
+            time.sleep(0.1)
+        raise RuntimeError(f"{only} did not answer at {url} within {timeout:.0f} s")
+
     @property
     def gateway_ports(self) -> list[int]:
         return list(self.gateways.values())
@@ -317,6 +342,8 @@ class Stack:
         self.start_matchmaker()
         if self.worker:
             self.start_worker()
+        if self.lan_port is not None:
+            self.start_lan()
         ports = [self.gateway_port] + [free_port() for _ in range(self.gateway_replicas - 1)]
         for port in ports:
             self.start_gateway(port)
@@ -326,6 +353,8 @@ class Stack:
         self.wait_serving("matchmaker", self.matchmaker_port)
         for port in ports:
             self.wait_ready(port)
+        if self.lan_port is not None:
+            self.wait_http(f"http://127.0.0.1:{self.lan_port}/healthz", 60, "lan")
         if self.worker:
             self.wait_worker_ready()
         if self.supervise:

@@ -135,7 +135,11 @@ def run(args: argparse.Namespace) -> int:
             getattr(config, f"{name}_metrics_port"),
             variable if _set_in_environment(variable) else None,
         )
-    problems = choose_ports([gateway, *services.values(), *metrics.values()], sys.stderr)
+    # The Same Wi-Fi app (boxedin lan) of this machine: the menu's Same Wi-Fi tab opens it, at the
+    # address the gateway names, so without --lan-port any free port will do when 8090 is taken.
+    lan_port = None if args.no_lan else args.lan_port or (8090 if port_is_free(8090, "127.0.0.1") else free_port())
+    chosen_lan = [_Port("the Same Wi-Fi app", "127.0.0.1", args.lan_port, "--lan-port")] if args.lan_port else []
+    problems = choose_ports([gateway, *services.values(), *metrics.values(), *chosen_lan], sys.stderr)
     if problems:
         for problem in problems:
             print(f"boxedin up: {problem}", file=sys.stderr)
@@ -164,6 +168,7 @@ def run(args: argparse.Namespace) -> int:
         redis_data=None if redis_url else data / "redis",
         supervise=True,
         reporter="boxedin up",
+        lan_port=lan_port,
     )
 
     def stop(*_: object) -> None:
@@ -179,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
             "the statistics",
             "the matchmaker",
         ]
-        parts += ["a Celery worker"] * stack.worker + ["the gateway"]
+        parts += ["a Celery worker"] * stack.worker + ["the Same Wi-Fi app"] * (lan_port is not None) + ["the gateway"]
         print(f"Starting Boxed In: {', '.join(parts)}...", flush=True)
         if not redis_url:
             print(f"Games are kept in {data} (Redis's append-only file; --data DIR for another folder).", flush=True)
@@ -208,6 +213,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--port", type=int, help="the gateway's port (default BOXEDIN_GATEWAY_PORT or 8000)")
     parser.add_argument("--no-worker", action="store_true", help="no Celery worker: Expert thinks in-process")
     parser.add_argument("--logs", help="a folder for each process's log (default: logs are not kept)")
+    parser.add_argument("--lan-port", type=int, help="the Same Wi-Fi app's port (boxedin lan; default 8090)")
+    parser.add_argument("--no-lan", action="store_true", help="no Same Wi-Fi app (the tab says how to start one)")
     parser.add_argument(
         "--data",
         help="the folder the local Redis keeps every game in, across runs (default $XDG_DATA_HOME/boxedin or "

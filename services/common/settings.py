@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     gateway_port: int = 8000
     # The built web client the gateway serves at /.
     web_dist: str = "web/dist"
+    # Where the web client finds this machine's Same Wi-Fi app (`boxedin lan`), which `boxedin up`
+    # starts beside the gateway; empty (as in a cluster): the Same Wi-Fi tab says how to start it.
+    lan_url: str = ""
 
     # Expert's playouts: the time a turn may take, and how long its Celery tasks may wait.
     expert_budget_seconds: float = 0.7

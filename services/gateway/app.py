@@ -13,7 +13,6 @@ import grpc
 import redis.asyncio as redis
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import HTMLResponse, JSONResponse
-from fastapi.staticfiles import StaticFiles
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from boxedin.common import grpc_client
@@ -30,7 +29,9 @@ from .identity import DeviceTokens
 from .limits import CLOSE_TOO_MANY_CONNECTIONS, GatewayLimits
 from .online import PresenceFeed, WaitingKeeper
 from .presence import Presence
+from .repeats import ActionAnswers
 from .session import Backends, Session
+from .webassets import web_client
 
 _NOT_BUILT = """<!doctype html><meta charset="utf-8"><title>Boxed In</title>
 <p>The web client has not been built: run <code>./scripts/run</code>, which builds it.</p>"""
@@ -71,6 +72,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
             keeper,
             limits,
             DeviceTokens(client, config.keys()),
+            ActionAnswers(client, config.keys()),
         )
         try:
             yield
@@ -113,6 +115,11 @@ def create_app(config: Settings | None = None) -> FastAPI:
         finally:
             limits.addresses.leave(address)
 
+    @app.get("/same-wifi")
+    async def same_wifi() -> dict[str, str | None]:
+        """Where this machine's Same Wi-Fi app (`boxedin lan`) is, if there is one."""
+        return {"url": config.lan_url or None}
+
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:
         """Liveness: the gateway itself answers."""
@@ -141,7 +148,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
 
     dist = Path(config.web_dist)
     if (dist / "index.html").is_file():
-        app.mount("/", StaticFiles(directory=dist, html=True), name="web")
+        app.mount("/", web_client(dist), name="web")
     else:
 
         @app.get("/", response_class=HTMLResponse)

@@ -275,6 +275,12 @@ export function mountOnline(app: App, root: HTMLElement): Screen {
         ),
       ),
       form,
+      h(
+        "div",
+        { class: "same-wifi" },
+        h("p", { class: "muted" }, "On the same Wi-Fi: host a game or join one on this network, with no game server."),
+        h("button", { type: "button", class: "btn same-wifi-btn", onclick: () => app.show("lan") }, "Same Wi-Fi"),
+      ),
     );
   }
 
