@@ -64,10 +64,15 @@ def test_every_key_a_stack_writes_ends(live_stack: Stack) -> None:
             browser.close()
     keys = Keys(live_stack.key_prefix)
     allowed = never_expiring(keys)
+    day = 24 * 3600
     client = redis.Redis.from_url(str(live_stack.redis_url))
     try:
         names = [name.decode() for name in client.scan_iter(match=f"{live_stack.key_prefix}*", count=1000)]
         lasting = [name for name in names if client.ttl(name) == -1]
+        # A running game a month, a finished one and a practice game (nobody's saved game) a day.
+        assert 29 * day < client.ttl(keys.game(running.game_id)) <= 30 * day
+        assert 0 < client.ttl(keys.game(finished.game_id)) <= day
+        assert 0 < client.ttl(keys.game(practice.game_id)) <= day
     finally:
         client.close()
     assert len(names) > 10, names

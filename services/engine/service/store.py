@@ -19,6 +19,7 @@ from typing import cast
 import redis.asyncio as redis
 
 from boxedin.common.keys import Keys, partition_of
+from boxedin.engine.rules import MODES
 from boxedin.v1 import common_pb2
 
 from .record import GameRecord
@@ -112,9 +113,12 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
-# Running games live a month without a move; finished ones a day, for clients catching up.
+# Running games live a month without a move; finished ones a day, for clients catching up. A
+# practice game is nobody's saved game (a device may start any number): it lives a day after its
+# last move, running or not (docs/protocol.md).
 RUNNING_GAME_TTL = 30 * 24 * 3600
 FINISHED_GAME_TTL = 24 * 3600
+PRACTICE_GAME_TTL = 24 * 3600
 # Computer turns kept in a work stream: read ones are deleted, so this only bounds a backlog.
 WORK_KEPT = 100_000
 # Finished games waiting to be counted, per partition: the stats service acknowledges and deletes
@@ -122,6 +126,14 @@ WORK_KEPT = 100_000
 # games a second over 16 partitions, about 2 hours); the oldest are then dropped uncounted rather
 # than let Redis fill up.
 FINISHED_KEPT = 50_000
+
+
+def game_ttl(mode: str, over: bool) -> int:
+    """How long a game (and its update stream) is kept after this change."""
+    if over:
+        return FINISHED_GAME_TTL
+    known = MODES.get(mode)
+    return PRACTICE_GAME_TTL if known is not None and known.practice else RUNNING_GAME_TTL
 
 
 @dataclass(slots=True)
@@ -196,7 +208,7 @@ class GameStore:
                 expected_seq, expected_seq + 1, game, record.to_json(),
                 change.update.SerializeToString() if change.update is not None else "",
                 self.updates_kept, self.keys.channel(game_id), game_id,
-                FINISHED_GAME_TTL if change.over else RUNNING_GAME_TTL,
+                game_ttl(mode, change.over),
                 _ms(record.next_deadline()),
                 change.computer_turn.SerializeToString() if change.computer_turn is not None else "",
                 WORK_KEPT,
