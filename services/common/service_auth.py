@@ -94,6 +94,14 @@ def calling_service() -> str:
     return _caller.get()
 
 
+def act_as(service: str) -> None:
+    """For the project's own tools that call a service's handlers in this process (measurements,
+    tests), without a gRPC call: the handlers take what follows as a call from ``service``."""
+    if service not in SERVICES:
+        raise ValueError(f"unknown service {service!r}")
+    _caller.set(service)
+
+
 class CallerCredentials(grpc.aio.UnaryUnaryClientInterceptor):
     """Adds the calling service's name and proof to every call on a channel."""
 

@@ -150,3 +150,6 @@ def register(subparsers: Any) -> None:
     engine.add_argument("--seconds", type=float, default=2.0, help="time per figure (default 2)")
     engine.add_argument("--json", action="store_true", help="print the figures as JSON")
     engine.set_defaults(handler=run)
+    from boxedin.engine.service.bench_actions import add_to
+
+    add_to(targets)

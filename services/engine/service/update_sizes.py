@@ -26,7 +26,7 @@ import redis.asyncio as aioredis
 from boxedin.common.devices import device_hash
 from boxedin.common.keys import Keys
 from boxedin.common.reasons import Refusal
-from boxedin.common.service_auth import _caller
+from boxedin.common.service_auth import act_as
 from boxedin.loadtest import open_edges
 from boxedin.v1 import common_pb2, engine_pb2
 
@@ -79,12 +79,12 @@ async def played_game(
     devices = [secrets.token_urlsafe(24) for _ in range(2)]
     engine = replicas[0]
     if setup.opponent == "online":
-        _caller.set("matchmaker")
+        act_as("matchmaker")
         seats = [common_pb2.SeatInfo(kind="human", device=device_hash(d), name=f"P{i}") for i, d in enumerate(devices)]
         match = engine_pb2.OnlineGameRequest(seats=seats, mode=setup.mode, overlap=setup.overlap, via="find_match")
         snapshot = await engine._create_online(match)
     else:
-        _caller.set("gateway")
+        act_as("gateway")
         snapshot = await engine._create(engine_pb2.CreateGameRequest(device=devices[0], setup=setup))
     played = PlayedGame(snapshot.state_json)
     while not snapshot.over:
@@ -93,7 +93,7 @@ async def played_game(
         state = json.loads(snapshot.state_json)
         computer = state["ai_thinking"]
         # The computer's turns come from the AI service; a person's from the gateway.
-        _caller.set("ai" if computer else "gateway")
+        act_as("ai" if computer else "gateway")
         device = devices[(state["to_move"] or 1) - 1] if setup.opponent == "online" else devices[0]
         try:
             if setup.opponent == "online" and rng.random() < 0.05:
@@ -116,7 +116,7 @@ async def played_game(
             continue  # an undo or end of turn the mode does not have: another action
         played.updates.append((snapshot.update_json, snapshot.state_json))
         if rng.random() < 0.05:
-            _caller.set("gateway")
+            act_as("gateway")
             await engine._get(snapshot.game_id, devices[0])
     return played
 
