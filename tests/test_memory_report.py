@@ -10,7 +10,7 @@ import sys
 
 def test_boxedin_memory_reports_the_keys_of_finished_and_running_games() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "boxedin.cli", "memory", "--games", "3", "--mode", "mini", "--json"],
+        [sys.executable, "-m", "boxedin.cli", "memory", "--games", "1", "--mode", "mini", "--json"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

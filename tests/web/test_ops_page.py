@@ -54,7 +54,7 @@ def test_the_ops_page_shows_players_and_games_during_load(ops_stack: Stack, brow
     # Two players stay connected with a game each, while the load plays games alongside.
     players = [Browser(ops_stack.url()) for _ in range(2)]
     load = threading.Thread(
-        target=lambda: asyncio.run(run_load(ops_stack.url().replace("http", "ws") + "/ws", 60, 12, "classic"))
+        target=lambda: asyncio.run(run_load(ops_stack.url().replace("http", "ws") + "/ws", 24, 12, "classic"))
     )
     try:
         for player in players:
