@@ -24,6 +24,18 @@ from boxedin.launcher import Stack  # noqa: E402
 from stacks import make_stack  # noqa: E402
 
 
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    """A Redis of the module's own (started for it: its tests may empty it), for tests that talk
+    to Redis without the services."""
+    stack = Stack()
+    stack.start_redis()
+    try:
+        yield str(stack.redis_url)
+    finally:
+        stack.stop()
+
+
 @pytest.fixture(scope="session")
 def live_stack() -> Iterator[Stack]:
     stack = make_stack("session", gateway_replicas=2)

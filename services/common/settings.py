@@ -111,7 +111,7 @@ class Settings(BaseSettings):
     # carrier's NAT puts many players behind one address).
     connections_per_address: int = Field(default=1000, ge=1)
     # A connection that has not said hello this long after opening is closed, and so is one that
-    # sent no frame this long (the web client pings every 25 s, even from a background tab).
+    # sent no frame this long (the web client pings every 10 s, even from a background tab).
     hello_timeout_seconds: float = Field(default=10.0, gt=0)
     # A connection that stopped answering (a phone that lost its network without a word) is
     # noticed: the gateway pings every client this often at the websocket level and closes one

@@ -192,6 +192,12 @@ def request_id(raw: Any) -> str | int | None:
 
 def parse_frame(text: str) -> Any:
     """The frame as a model, or a ``Refusal`` (too_large, bad_message) saying what is wrong."""
+    return parse_typed(text, FRAME_TYPES, _ADAPTER)
+
+
+def parse_typed(text: str, types: tuple[str, ...], adapter: TypeAdapter[Any]) -> Any:
+    """A frame of one of ``types``, as ``adapter``'s model; or a ``Refusal`` (too_large,
+    bad_message) saying what is wrong. Also the Same Wi-Fi app's frames (boxedin.lan.frames)."""
     # A character is 1 to 4 bytes: only a text of 2 to 8 KiB characters needs encoding to measure.
     if len(text) > MAX_FRAME_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_FRAME_BYTES:
         raise Refusal("too_large", f"a frame is at most {MAX_FRAME_BYTES} bytes")
@@ -201,10 +207,10 @@ def parse_frame(text: str) -> Any:
         raise Refusal("bad_message", "the frame is not valid JSON") from None
     if not isinstance(raw, dict):
         raise Refusal("bad_message", "a frame is a JSON object with a type")
-    if raw.get("type") not in FRAME_TYPES:
-        raise Refusal("bad_message", f"unknown frame type {raw.get('type')!r}; the types are {', '.join(FRAME_TYPES)}")
+    if raw.get("type") not in types:
+        raise Refusal("bad_message", f"unknown frame type {raw.get('type')!r}; the types are {', '.join(types)}")
     try:
-        return _ADAPTER.validate_python(raw)
+        return adapter.validate_python(raw)
     except PydanticValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc'][1:]) or 'frame'}: {err['msg']}" for err in exc.errors()[:3]

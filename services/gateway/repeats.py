@@ -5,7 +5,9 @@ the same `id` once it is connected again, perhaps through another gateway replic
 time an action is seen, its answer is kept in Redis for a minute under a digest of who sent it
 (the device's hash), the game, the seq it was sent at, the action and its id; the same action
 again gets that answer: `ack` with the seq it made, or the error it met. An action taken while
-its first sending is still on its way waits for that answer (a few seconds at most)."""
+its first sending is still on its way waits a moment for that answer, then goes through as a new
+one: the seq it names keeps it from being applied twice (it is refused as stale), and a first
+sending that never got an answer written (Redis went away meanwhile) holds nobody up for long."""
 
 from __future__ import annotations
 
@@ -24,9 +26,11 @@ from boxedin.common.reasons import Refusal
 
 from . import frames
 
-# How long an answer is kept, and how long a repeat waits for the first sending's answer.
+# How long an answer is kept; how long an action on its way is marked so (the engine call's own
+# timeout); and how long a repeat waits for the first sending's answer.
 KEPT_SECONDS = 60
-WAIT_SECONDS = 5.0
+PENDING_SECONDS = 10
+WAIT_SECONDS = 1.0
 _PENDING = b"pending"
 
 
@@ -60,7 +64,7 @@ class ActionAnswers:
 
     async def first(self, key: str) -> bool:
         """Whether this is the first sending of the action (which is then on its way)."""
-        return bool(await self.redis.set(key, _PENDING, nx=True, ex=KEPT_SECONDS))
+        return bool(await self.redis.set(key, _PENDING, nx=True, ex=PENDING_SECONDS))
 
     async def answer_of(self, key: str) -> Answer | None:
         """The first sending's answer, waiting while it is on its way; None when it has none (it

@@ -271,14 +271,17 @@ class Session(OnlinePlay):
             snapshot = await self._act(frame)
         except (Refusal, grpc.RpcError) as error:
             if key is not None:
-                await self.answers.refused(key, error if isinstance(error, Refusal) else refusal_of(error))
+                with contextlib.suppress(redis.RedisError):  # the refusal itself is what counts
+                    await self.answers.refused(key, error if isinstance(error, Refusal) else refusal_of(error))
             raise
         except BaseException:
             if key is not None:
-                await self.answers.refused(key, Refusal("internal", "not applied"))
+                with contextlib.suppress(redis.RedisError):
+                    await self.answers.refused(key, Refusal("internal", "not applied"))
             raise
         if key is not None:
-            await self.answers.applied(key, snapshot.seq)
+            with contextlib.suppress(redis.RedisError):  # applied: an answer not kept only costs a repeat its ack
+                await self.answers.applied(key, snapshot.seq)
         await self.feed.sync_to(snapshot)
         ROUND_TRIP.labels(frame.type).observe(time.perf_counter() - started)
 
@@ -296,7 +299,9 @@ class Session(OnlinePlay):
                 raise Refusal(answer.reason, answer.message)
             if answer is not None:
                 return answer
-            await self.answers.first(key)  # nothing was decided: this sending is the one
+            # Nothing was decided, or the first sending is still on its way: this one goes
+            # through, and its seq keeps it from applying twice.
+            await self.answers.first(key)
             return key
         except redis.RedisError:
             return None

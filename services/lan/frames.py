@@ -5,14 +5,11 @@ frames (boxedin.gateway.frames)."""
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
-from pydantic import ValidationError as PydanticValidationError
 
-from boxedin.common.reasons import Refusal
-from boxedin.gateway.frames import MAX_FRAME_BYTES, RequestId
+from boxedin.gateway.frames import RequestId, parse_typed
 
 Name = Annotated[str, StringConstraints(max_length=64)]
 
@@ -64,19 +61,4 @@ FRAME_TYPES = ("lan_open", "lan_host", "lan_stop", "lan_join", "lan_let_in", "la
 
 
 def parse_lan_frame(text: str) -> Any:
-    if len(text.encode("utf-8", "surrogatepass")) > MAX_FRAME_BYTES:
-        raise Refusal("too_large", f"a frame is at most {MAX_FRAME_BYTES} bytes")
-    try:
-        raw = json.loads(text)
-    except (ValueError, RecursionError):
-        raise Refusal("bad_message", "the frame is not valid JSON") from None
-    if not isinstance(raw, dict) or raw.get("type") not in FRAME_TYPES:
-        kind = raw.get("type") if isinstance(raw, dict) else None
-        raise Refusal("bad_message", f"unknown frame type {kind!r}; the types are {', '.join(FRAME_TYPES)}")
-    try:
-        return _ADAPTER.validate_python(raw)
-    except PydanticValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'][1:]) or 'frame'}: {err['msg']}" for err in exc.errors()[:3]
-        )
-        raise Refusal("bad_message", f"{raw['type']} frame refused: {problems}") from None
+    return parse_typed(text, FRAME_TYPES, _ADAPTER)

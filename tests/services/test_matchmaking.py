@@ -8,29 +8,18 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 
 import pytest
 import redis.asyncio as aioredis
 
 from boxedin.common.keys import Keys
 from boxedin.common.reasons import Refusal
-from boxedin.launcher import Stack
 from boxedin.matchmaker.popularity import Popularity
 from boxedin.matchmaker.queue import LAPSE_SECONDS, MatchQueue
 from boxedin.matchmaker.rooms import Rooms
 
 KEYS = Keys("test-matchmaking:")
-
-
-@pytest.fixture(scope="module")
-def redis_url() -> Iterator[str]:
-    stack = Stack()
-    stack.start_redis()
-    try:
-        yield str(stack.redis_url)
-    finally:
-        stack.stop()
 
 
 def on_redis(scenario: Callable[[aioredis.Redis], Awaitable[None]]) -> Callable[[str], None]:

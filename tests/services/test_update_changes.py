@@ -18,11 +18,9 @@ import random
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 import redis.asyncio as aioredis
 
 from boxedin.common import delta
@@ -32,20 +30,9 @@ from boxedin.engine.service.server import EngineService
 from boxedin.engine.service.store import GameStore
 from boxedin.engine.service.update_sizes import PlayedGame, played_game
 from boxedin.gateway.outgoing import Update, server_frame
-from boxedin.launcher import Stack
 from boxedin.v1 import common_pb2
 
 WEB = Path(__file__).resolve().parents[2] / "web"
-
-
-@pytest.fixture(scope="module")
-def redis_url() -> Iterator[str]:
-    stack = Stack()
-    stack.start_redis()
-    try:
-        yield str(stack.redis_url)
-    finally:
-        stack.stop()
 
 
 def every_mode_and_rule(rng: random.Random) -> list[common_pb2.GameSetup]:

@@ -5,28 +5,15 @@ newest, and every count renews the keys' lifetime (docs/keys.md)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
-import pytest
 import redis.asyncio as aioredis
 
 from boxedin.common.keys import Keys
-from boxedin.launcher import Stack
 from boxedin.stats.store import COUNTED_KEPT, RESULTS_KEPT, STATS_LIFETIME_SECONDS, StatsStore
 from boxedin.v1 import stats_pb2
 
 KEYS = Keys("test-stored-counts:")
 DEVICE = "ab" * 32  # a device hash
-
-
-@pytest.fixture(scope="module")
-def redis_url() -> Iterator[str]:
-    stack = Stack()
-    stack.start_redis()
-    try:
-        yield str(stack.redis_url)
-    finally:
-        stack.stop()
 
 
 async def count(store: StatsStore, game_id: str, ended: float) -> int:
