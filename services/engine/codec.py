@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import binascii
 import struct
+from weakref import WeakKeyDictionary
 
 from .actions import Action, Draw, EndTurn, GameError, Resign, Resume, Roll, Timeout, Undo
 from .game import Game
@@ -38,7 +39,27 @@ class CodecError(ValueError):
     """Bytes or text that are not a game this engine can restore."""
 
 
+# Each game as last encoded: its head (rules, first player, options and seed, which never change
+# during a game) and its actions, which are only ever appended (an Undo is an action of its own),
+# so encoding it again after an action encodes just the new ones. Kept beside the action list it
+# was made from and its length then; a game given a new list starts over.
+_ENCODED: WeakKeyDictionary[Game, tuple[bytes, list[Action], int, bytearray]] = WeakKeyDictionary()
+
+
 def encode(game: Game) -> bytes:
+    actions = game.actions
+    kept = _ENCODED.get(game)
+    if kept is None or kept[1] is not actions or kept[2] > len(actions):
+        kept = (bytes(_encode_head(game)), actions, 0, bytearray())
+    head, _, count, encoded = kept
+    for action in actions[count:]:
+        encoded += struct.pack(">H", _encode_action(game, action))
+    _ENCODED[game] = (head, actions, len(actions), encoded)
+    return b"".join((head, struct.pack(">I", len(actions)), encoded))
+
+
+def _encode_head(game: Game) -> bytearray:
+    """Everything before the action count: the rules, the first player, options and seed."""
     out = bytearray(MAGIC)
     out.append(VERSION)
     rules = game.rules
@@ -52,10 +73,7 @@ def encode(game: Game) -> bytes:
     seed = (game.dice.seed or "").encode()
     out += struct.pack(">BBBH", int(rules.overlap), game.first, int(game.undo_allowed), len(seed))
     out += seed
-    out += struct.pack(">I", len(game.actions))
-    for action in game.actions:
-        out += struct.pack(">H", _encode_action(game, action))
-    return bytes(out)
+    return out
 
 
 def _encode_action(game: Game, action: Action) -> int:
@@ -114,6 +132,24 @@ def _decode(data: memoryview) -> Game:
     for (word,) in struct.iter_unpack(">H", data[pos:]):
         game.apply(_decode_action(game, word))
     return game
+
+
+def catch_up(game: Game, data: bytes) -> bool:
+    """Brings ``game`` to ``data``, the same game as stored after more actions, by applying only
+    the actions it lacks (far cheaper than decoding the whole game). False when ``data`` is not
+    this game continued: the game may then be left part way and must be decoded anew."""
+    now = encode(game)
+    actions_at = len(now) - 2 * len(game.actions)
+    if len(data) < len(now) or data[: actions_at - 4] != now[: actions_at - 4]:
+        return False
+    if data[actions_at : len(now)] != now[actions_at:] or len(data) % 2 != len(now) % 2:
+        return False
+    try:
+        for (word,) in struct.iter_unpack(">H", data[len(now) :]):
+            game.apply(_decode_action(game, word))
+    except (struct.error, GameError, CodecError):
+        return False
+    return True
 
 
 def _decode_action(game: Game, word: int) -> Action:

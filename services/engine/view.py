@@ -13,9 +13,16 @@ The preview generalises the practice game's to squares of every size and every r
 from __future__ import annotations
 
 from typing import Any
+from weakref import WeakKeyDictionary
 
-from .board import EdgeId
-from .game import CHANGE_KINDS, Game
+from .board import EdgeId, Geometry
+from .game import CHANGE_KINDS, Game, Move
+
+# Each game's move history as JSON, beside the moves it was made from: a move never changes once
+# made, and the history only grows by one move or loses its last (Undo), so a view after an action
+# converts only the moves that are new instead of the whole history every time.
+_HISTORY_JSON: WeakKeyDictionary[Game, list[tuple[Move, dict[str, Any]]]] = WeakKeyDictionary()
+_HELD_JSON: WeakKeyDictionary[Geometry, dict[tuple[int, int, int], dict[str, Any]]] = WeakKeyDictionary()
 
 
 def edge_preview(game: Game, edge: EdgeId, scratch: Any = None) -> dict[str, Any]:
@@ -67,6 +74,7 @@ def game_view(game: Game, *, previews: bool = True) -> dict[str, Any]:
     pos = game.position
     open_edges = pos.open_edge_list()
     dead = set(game.dead_edges())
+    drawn = geo.drawn_edge_json
     view: dict[str, Any] = {
         "mode": game.mode.id if game.mode else None,
         "overlap": rules.overlap.id if rules.has_overlap else None,
@@ -91,19 +99,10 @@ def game_view(game: Game, *, previews: bool = True) -> dict[str, Any]:
         "can_undo": game.can_undo,
         "can_end_turn": game.can_end_turn,
         "open_edges": len(open_edges),
-        "edges": [[*geo.edges[e].to_json(), pos.drawn_by(e)] for e in range(geo.edge_count) if pos.drawn_by(e)],
-        "squares": [
-            {
-                "size": h.square.size,
-                "row": h.square.row,
-                "col": h.square.col,
-                "owner": h.owner,
-                "points": h.points,
-            }
-            for h in game.held_squares()
-        ],
-        "dead_edges": [geo.edges[e].to_json() for e in sorted(dead)],
-        "history": [move.to_json() for move in game.history],
+        "edges": [drawn[e][by - 1] for e in range(geo.edge_count) if (by := pos.drawn_by(e))],
+        "squares": held_squares_json(game),
+        "dead_edges": [geo.edge_json[e] for e in sorted(dead)],
+        "history": history_json(game),
     }
     if rules.overlap.id == "territory":
         view["box_holders"] = game.box_holders()
@@ -111,6 +110,44 @@ def game_view(game: Game, *, previews: bool = True) -> dict[str, Any]:
         scratch = pos.copy()
         view["previews"] = {edge_key(game, e): edge_preview(game, e, scratch) for e in open_edges}
     return view
+
+
+def held_squares_json(game: Game) -> list[dict[str, Any]]:
+    """The squares held, by size, row and column. A held square's JSON is made once per board,
+    owner and points and shared by every view (nobody may change it)."""
+    pos = game.position
+    made = _HELD_JSON.get(game.geo)
+    if made is None:
+        made = _HELD_JSON[game.geo] = {}
+    held = []
+    for q, square in enumerate(game.geo.squares):
+        if pos.square_status(q) != 1:
+            continue
+        key = (q, pos.square_owner(q) + 1, pos.square_points(q))
+        json = made.get(key)
+        if json is None:
+            json = made[key] = {
+                "size": square.size, "row": square.row, "col": square.col, "owner": key[1], "points": key[2],
+            }  # fmt: skip
+        held.append(json)
+    return held
+
+
+def history_json(game: Game) -> list[dict[str, Any]]:
+    """The move history as JSON. The dicts are shared between views of the same game: nobody
+    may change them."""
+    kept = _HISTORY_JSON.get(game)
+    if kept is None:
+        kept = _HISTORY_JSON[game] = []
+    history = game.history
+    same = 0
+    for (move, _), current in zip(kept, history, strict=False):
+        if move is not current:
+            break
+        same += 1
+    del kept[same:]
+    kept.extend((move, move.to_json()) for move in history[same:])
+    return [json for _, json in kept]
 
 
 def edge_key(game: Game, edge: EdgeId) -> str:

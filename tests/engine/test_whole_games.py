@@ -68,6 +68,27 @@ def test_serialised_game_round_trips(mode: str, overlap: str | None) -> None:
 
 
 @pytest.mark.parametrize(("mode", "overlap"), every_mode_and_rule())
+def test_a_game_behind_catches_up_with_the_actions_it_lacks(mode: str, overlap: str | None) -> None:
+    """An engine replica's copy of a game that another replica moved on is brought up to date by
+    the stored game's later actions alone, and ends exactly as the stored game decodes."""
+    rng = random.Random(f"catch up/{mode}/{overlap}")
+    transcript = random_transcript(mode, overlap, rng)
+    actions = transcript["actions"]
+    cut = rng.randint(0, len(actions))
+    later = play_transcript(transcript)
+    behind = play_transcript({**transcript, "actions": actions[:cut]})
+    codec.encode(behind)  # as a replica's copy: encoded once already
+    assert codec.catch_up(behind, codec.encode(later))
+    assert codec.encode(behind) == codec.encode(later)
+    assert behind.position.state_array() == later.position.state_array()
+    assert behind.history == later.history and report(behind) == report(later)
+    # Another game (or the same one with a different past) is not a continuation of it.
+    other = play_transcript({**transcript, "actions": actions[: max(0, cut - 1)]})
+    if cut >= 2 and actions[cut - 1] != actions[cut - 2]:
+        assert not codec.catch_up(later, codec.encode(other))
+
+
+@pytest.mark.parametrize(("mode", "overlap"), every_mode_and_rule())
 def test_replay_is_deterministic(mode: str, overlap: str | None) -> None:
     transcript = random_transcript(mode, overlap, random.Random(f"det/{mode}/{overlap}"))
     assert replay_transcript(transcript) == replay_transcript(transcript)
