@@ -1,10 +1,14 @@
 """`boxedin bench actions`: the CPU one engine process spends on an action (issue 14, Capacity).
 
 Plays local games of a mode at random through the engine service's own action path, in this
-process (no gRPC, no websocket): decode or take the cached game, authorize, apply, build the
-state and its changes, encode, and store it with the commit script on a Redis of the command's
-own. Prints actions a second and the CPU milliseconds an action takes in this process (Redis's
-own CPU is apart), and with --profile the functions that take the most of it (cProfile)."""
+process (no gRPC, no websocket): take the game (this process's copy, or read and decoded),
+authorize, apply, build the state and its changes, encode, and store it with the commit script
+on a Redis of the command's own. Each mode is played twice with the same moves: as actions were
+handled before (every action reads the game from Redis first, and its reply carries the whole
+state's JSON) and as they are now (an action changes the process's copy, which the commit
+checks against the stored seq and revision; the reply carries the update only). Prints actions a
+second and the CPU milliseconds an action takes in this process (Redis's own CPU is apart), and
+with --profile the functions that take the most of it (cProfile) on today's path."""
 
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from boxedin.common import delta
 from boxedin.common.keys import Keys
 from boxedin.common.service_auth import act_as
 from boxedin.launcher import Stack
@@ -38,11 +43,15 @@ def _action(state: dict[str, Any], rng: random.Random) -> common_pb2.Action:
     return common_pb2.Action(draw=common_pb2.Edge(orientation=kind, row=row, col=col))
 
 
+PATHS = {"before": False, "now": True}  # path name: actions change the process's copy
+
+
 async def measure(
-    redis_url: str, mode: str, games: int, seed: int, profiler: cProfile.Profile | None
+    redis_url: str, mode: str, games: int, seed: int, path: str, profiler: cProfile.Profile | None
 ) -> dict[str, Any]:
     client = aioredis.Redis.from_url(redis_url)
-    engine = EngineService(GameStore(client, Keys("bench-actions:")))
+    now = PATHS[path]
+    engine = EngineService(GameStore(client, Keys(f"bench-actions-{path}:")), act_from_copy=now)
     act_as("gateway")
     rng = random.Random(seed)
     actions, cpu, wall = 0, 0.0, 0.0
@@ -55,7 +64,7 @@ async def measure(
             while not state["over"]:
                 request = engine_pb2.ActRequest(
                     game_id=snapshot.game_id, device=device, actor=common_pb2.ACTOR_HUMAN,
-                    action=_action(state, rng), expected_seq=snapshot.seq,
+                    action=_action(state, rng), expected_seq=snapshot.seq, whole_state=not now,
                 )  # fmt: skip
                 started, started_cpu = time.perf_counter(), time.process_time()
                 if profiler is not None:
@@ -66,11 +75,15 @@ async def measure(
                 cpu += time.process_time() - started_cpu
                 wall += time.perf_counter() - started
                 actions += 1
-                state = json.loads(snapshot.state_json)  # the player's view: not the engine's work
+                # The player's view, kept as a client keeps it: not the engine's work.
+                if now:
+                    state = delta.apply(state, json.loads(snapshot.update_json)["changes"])
+                else:
+                    state = json.loads(snapshot.state_json)
     finally:
         await client.aclose()
     return {
-        "mode": mode, "games": games, "actions": actions,
+        "mode": mode, "path": path, "games": games, "actions": actions,
         "actions_per_second": round(actions / wall, 1),
         "cpu_ms_per_action": round(1000 * cpu / actions, 3),
         "wall_ms_per_action": round(1000 * wall / actions, 3),
@@ -84,8 +97,9 @@ def run(args: argparse.Namespace) -> int:
     profiles: dict[str, str] = {}
     try:
         for mode in args.modes:
-            profiler = cProfile.Profile() if args.profile else None
-            rows.append(asyncio.run(measure(str(stack.redis_url), mode, args.games, args.seed, profiler)))
+            for path in PATHS:
+                profiler = cProfile.Profile() if args.profile and path == "now" else None
+                rows.append(asyncio.run(measure(str(stack.redis_url), mode, args.games, args.seed, path, profiler)))
             if profiler is not None:
                 out = io.StringIO()
                 pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(args.profile)
@@ -96,10 +110,12 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2))
         return 0
     print("One engine process, local games at random, the action path in-process (Redis over loopback)")
-    print(f"{'mode':<10} {'games':>5} {'actions':>8} {'actions/s':>10} {'CPU ms/action':>14} {'wall ms/action':>15}")
+    print(f"{'mode':<10} {'path':<7} {'games':>5} {'actions':>8} {'actions/s':>10} {'CPU ms/action':>14} "
+          f"{'wall ms/action':>15}")  # fmt: skip
     for row in rows:
-        print(f"{row['mode']:<10} {row['games']:>5} {row['actions']:>8} {row['actions_per_second']:>10} "
-              f"{row['cpu_ms_per_action']:>14} {row['wall_ms_per_action']:>15}")  # fmt: skip
+        print(f"{row['mode']:<10} {row['path']:<7} {row['games']:>5} {row['actions']:>8} "
+              f"{row['actions_per_second']:>10} {row['cpu_ms_per_action']:>14} "
+              f"{row['wall_ms_per_action']:>15}")  # fmt: skip
     for mode, text in profiles.items():
         print(f"\n--- {mode}: the {args.profile} functions with the most time of their own ---")
         print(text)

@@ -9,6 +9,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import grpc
@@ -45,6 +46,17 @@ Actor = common_pb2.Actor
 _CACHED_GAMES = 2048
 _Request = TypeVar("_Request")
 _Reply = TypeVar("_Reply")
+
+
+@dataclass(slots=True)
+class _Kept:
+    """This process's copy of a game it read or changed last: the game object (replaying the
+    stored actions is the dearest part of reading a game) and the record as stored."""
+
+    seq: int
+    rev: int
+    game: Game
+    record_json: bytes | str
 
 
 def action_from_proto(action: common_pb2.Action) -> Action:
@@ -136,8 +148,20 @@ def caller_of(request: engine_pb2.ActRequest) -> Caller:
 
 
 class EngineService(engine_pb2_grpc.EngineServicer):
-    def __init__(self, store: GameStore, *, move_limit: int = 120, grace: int = 90, lease: float = 30.0) -> None:
+    def __init__(
+        self,
+        store: GameStore,
+        *,
+        move_limit: int = 120,
+        grace: int = 90,
+        lease: float = 30.0,
+        act_from_copy: bool = True,
+    ) -> None:
         self.store = store
+        # An action changes this process's copy of the game without reading it first (the commit
+        # compares). False: every action reads the game first, the path before that was made
+        # (kept for `boxedin bench actions` to measure beside it).
+        self.act_from_copy = act_from_copy
         # Online games: the move limit of Find Match games, an away player's grace and how long
         # a gateway's word that a player is connected holds (seconds).
         self.move_limit = move_limit
@@ -146,9 +170,12 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         self.figures = FiguresLoop(store)
         # Decoded games by id, with the seq they stand at: consecutive actions on one game
         # skip replaying its record. An entry is taken out while an action uses it.
-        self._games: OrderedDict[str, tuple[int, Game]] = OrderedDict()
+        self._games: OrderedDict[str, _Kept] = OrderedDict()
         # The last state of each recent game: an update carries the changes from it.
         self._states = LastStates(_CACHED_GAMES)
+        # Games whose copy here was found behind the stored game (other replicas change them
+        # too): their actions read the game first, until a read finds the copy up to date.
+        self._behind: OrderedDict[str, None] = OrderedDict()
 
     # --- plumbing ---------------------------------------------------------------------------
 
@@ -160,9 +187,34 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         if stored is None:
             raise Refusal("no_game", "there is no such game (it may have finished or been replaced)")
         cached = self._games.pop(game_id, None)
-        if cached is not None and cached[0] == stored.seq:
-            return stored, cached[1]
+        if cached is not None and cached.seq == stored.seq:
+            self._behind.pop(game_id, None)  # nobody else changed it since: copies serve again
+            return stored, cached.game
+        if cached is not None and cached.seq < stored.seq and codec.catch_up(cached.game, stored.game):
+            # Another replica changed it since (the gateway spreads calls over replicas): only
+            # the actions this copy lacks are applied.
+            return stored, cached.game
         return stored, codec.decode(stored.game)
+
+    def _take_kept(self, game_id: str, expected_seq: int) -> tuple[StoredGame, Game] | None:
+        """This process's copy of a game, to change without reading it first: only when it is
+        the copy the action expects and the state it last sent is kept (the update is made from
+        it). The commit then compares the stored seq and revision, so a copy that another
+        replica or a lease renewal left behind changes nothing (the action is tried again on the
+        game as read)."""
+        if not self.act_from_copy or game_id in self._behind:
+            return None
+        kept = self._games.get(game_id)
+        if kept is None or not kept.record_json or (expected_seq >= 0 and expected_seq != kept.seq):
+            return None
+        if self._states.at(game_id, kept.seq) is None:
+            return None
+        try:
+            record = GameRecord.from_json(kept.record_json)
+        except ValueError:
+            return None
+        del self._games[game_id]  # taken: a second action on the game meanwhile reads it
+        return StoredGame(game_id, kept.seq, b"", record, kept.rev, kept.record_json, kept=True), kept.game
 
     async def _load_for(self, game_id: str, device: str, what: View) -> tuple[StoredGame, Game, int]:
         """Loads a game a device may see, with the device's seat. Only the AI service reads a
@@ -172,12 +224,14 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         else:
             caller = Person(device_hash(device))
         stored, game = await self._load(game_id)
-        self._remember(game_id, stored.seq, game)
+        self._remember(stored, game)
         seat = authorize(stored.record, game, caller, what)
         return stored, game, seat if isinstance(caller, Person) else 0
 
-    def _remember(self, game_id: str, seq: int, game: Game) -> None:
-        self._games[game_id] = (seq, game)
+    def _remember(self, stored: StoredGame, game: Game) -> None:
+        """Keeps the game as read (or as just stored: ``stored`` then says so)."""
+        game_id = stored.game_id
+        self._games[game_id] = _Kept(stored.seq, stored.rev, game, stored.record_json)
         self._games.move_to_end(game_id)
         while len(self._games) > _CACHED_GAMES:
             self._games.popitem(last=False)
@@ -234,11 +288,13 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         caller: Caller | None,
         *,
         finishes: bool | None = None,
+        whole_state: bool = True,
     ) -> common_pb2.GameSnapshot:
         """Stores the changed game if nobody else changed it first, with its update, the
         computer turn it leaves to play and its next deadline. ``finishes``: the change ended
         the game (by default, when the game is over; a change after the end, such as a rematch
-        ask, does not finish it again)."""
+        ask, does not finish it again). ``whole_state``: the snapshot carries the whole state
+        (an action's caller passes on the update and needs it only when it asks)."""
         record = stored.record
         if finishes is None:
             finishes = game.over
@@ -247,12 +303,15 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         before = self._states.at(stored.game_id, stored.seq)
         recomputed = before is None
         if before is None:
+            if stored.kept:
+                raise Refusal("busy", "this process's copy of the game was forgotten meanwhile; try again")
             before = game_state(stored.game_id, stored.seq, codec.decode(stored.game), record, now)
         state = game_state(stored.game_id, seq, game, record, now)
-        state_json = to_json(state)
+        state_json = to_json(state) if whole_state else ""
         body = update_frame(seq, action, to_json(update_changes(before, state, recomputed=recomputed)))
         game_facts = facts(seq, game, record)
         encoded = codec.encode(game)
+        record_json = record.to_json()
         change = Commit(
             update=common_pb2.Update(game_id=stored.game_id, seq=seq, frame_json=body, facts=game_facts),
             computer_turn=self._computer_turn(stored.game_id, seq, game, record, caller),
@@ -261,13 +320,17 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             online=record.online is not None,
         )
         try:
-            stored_ok = await self.store.commit(stored.game_id, mode_of(game), stored.seq, encoded, record, change)
+            rev = await self.store.commit(
+                stored.game_id, mode_of(game), stored.seq, encoded, record, change,
+                expected_rev=stored.rev if stored.kept else None, record_json=record_json,
+            )  # fmt: skip
         except redis.RedisError as exc:
             raise Refusal("unavailable", "the game store cannot be reached; the game is unchanged") from exc
-        if not stored_ok:
-            CAS_CONFLICTS.inc()
+        if not rev:
+            if not stored.kept:
+                CAS_CONFLICTS.inc()
             raise Refusal("busy", "another action on this game was applied at the same moment; try again")
-        self._remember(stored.game_id, seq, game)
+        self._remember(StoredGame(stored.game_id, seq, b"", record, rev, record_json), game)
         self._states.keep(stored.game_id, seq, state)
         if finishes:
             GAMES_FINISHED.labels(mode_of(game), record.opponent).inc()
@@ -309,14 +372,17 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         clock.restart(game, record, now)
         game_id = new_game_id()
         change = Commit(computer_turn=self._computer_turn(game_id, 0, game, record, None))
+        record_json = record.to_json()
         try:
-            await self.store.commit(game_id, mode_of(game), -1, codec.encode(game), record, change)
+            rev = await self.store.commit(
+                game_id, mode_of(game), -1, codec.encode(game), record, change, record_json=record_json
+            )
             if record.saved:
                 await self.store.make_saved(device, game_id)
         except redis.RedisError as exc:
             raise Refusal("unavailable", "the game store cannot be reached") from exc
         GAMES_CREATED.labels(setup.mode, record.opponent).inc()
-        self._remember(game_id, 0, game)
+        self._remember(StoredGame(game_id, 0, b"", record, rev, record_json), game)
         state = game_state(game_id, 0, game, record, now)
         self._states.keep(game_id, 0, state)
         return self._snapshot(game_id, 0, game, record, to_json(state))
@@ -344,19 +410,38 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         started = time.perf_counter()
         action = action_from_proto(request.action)
         caller = caller_of(request)
-        stored, game = await self._load(request.game_id)
-        try:
-            snapshot = await self._apply(request, caller, action, stored, game)
-        except Refusal as refusal:
-            # A refused action leaves the game as loaded, so it can be kept for the next one;
-            # after a lost race or a failed write it holds an action that was not stored.
-            if refusal.reason not in ("busy", "unavailable", "time_up"):
-                self._remember(stored.game_id, stored.seq, game)
-            raise
+        kept = self._take_kept(request.game_id, request.expected_seq)
+        if kept is not None:
+            try:
+                snapshot = await self._apply_or_keep(request, caller, action, *kept)
+            except Refusal as refusal:
+                if refusal.reason in ("time_up", "unavailable"):
+                    raise  # stored, or perhaps stored: never applied a second time
+                if refusal.reason == "busy":
+                    self._behind[request.game_id] = None
+                    while len(self._behind) > _CACHED_GAMES:
+                        self._behind.popitem(last=False)
+                # Judged on this process's copy, which may be behind: only the game as stored
+                # decides a refusal (or the change, when the copy was behind).
+                snapshot = await self._apply_or_keep(request, caller, action, *await self._load(request.game_id))
+        else:
+            snapshot = await self._apply_or_keep(request, caller, action, *await self._load(request.game_id))
         name = type(action).__name__.lower()
         ACTIONS.labels(name, Actor.Name(request.actor).removeprefix("ACTOR_").lower()).inc()
         ACTION_LATENCY.labels(name).observe(time.perf_counter() - started)
         return snapshot
+
+    async def _apply_or_keep(
+        self, request: engine_pb2.ActRequest, caller: Caller, action: Action, stored: StoredGame, game: Game
+    ) -> common_pb2.GameSnapshot:
+        try:
+            return await self._apply(request, caller, action, stored, game)
+        except Refusal as refusal:
+            # A refused action leaves the game as loaded, so it can be kept for the next one;
+            # after a lost race or a failed write it holds an action that was not stored.
+            if refusal.reason not in ("busy", "unavailable", "time_up"):
+                self._remember(stored, game)
+            raise
 
     async def _apply(
         self, request: engine_pb2.ActRequest, caller: Caller, action: Action, stored: StoredGame, game: Game
@@ -392,7 +477,9 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             online.set_connected(record, seat, True, now)
             if game.over:
                 online.settle_after_end(record)
-        snapshot = await self._commit(stored, game, action_json(action, game, mover), now, caller)
+        snapshot = await self._commit(
+            stored, game, action_json(action, game, mover), now, caller, whole_state=request.whole_state
+        )
         snapshot.seat = seat if isinstance(caller, Person) else 0
         if time_up:
             raise Refusal("time_up", "the move clock ran out before that: the turn has ended")
@@ -425,7 +512,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
 
     async def _saved(self, device: str) -> common_pb2.SavedGameSummary:
         stored, game = await self._saved_game(device)
-        self._remember(stored.game_id, stored.seq, game)
+        self._remember(stored, game)
         info = summary(stored.game_id, game, stored.record)
         return common_pb2.SavedGameSummary(
             game_id=stored.game_id,
@@ -546,13 +633,16 @@ class EngineService(engine_pb2_grpc.EngineServicer):
 
     async def _start_online(self, game_id: str, game: Game, record: GameRecord) -> common_pb2.GameSnapshot:
         """Stores a new online game and makes it each player's running online game."""
+        record_json = record.to_json()
         try:
-            await self.store.commit(game_id, mode_of(game), -1, codec.encode(game), record, Commit(online=True))
+            rev = await self.store.commit(
+                game_id, mode_of(game), -1, codec.encode(game), record, Commit(online=True), record_json=record_json
+            )
             await self.store.make_online([seat.device or "" for seat in record.seats], game_id)
         except redis.RedisError as exc:
             raise Refusal("unavailable", "the game store cannot be reached") from exc
         GAMES_CREATED.labels(mode_of(game), record.opponent).inc()
-        self._remember(game_id, 0, game)
+        self._remember(StoredGame(game_id, 0, b"", record, rev, record_json), game)
         now = time.time()
         state = game_state(game_id, 0, game, record, now)
         self._states.keep(game_id, 0, state)
@@ -709,7 +799,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             stored, game = await self._load(game_id)
         except Refusal:
             return False
-        self._remember(game_id, stored.seq, game)
+        self._remember(stored, game)
         lapsed = online.lapsed_lease(game, stored.record, time.time())
         if lapsed is not None:
             # Nobody vouches for the player's connection any more: they are away from now on.

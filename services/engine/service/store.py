@@ -29,15 +29,21 @@ from .record import GameRecord
 # ARGV: 1 expected seq (-1: the game is new), 2 new seq, 3 game, 4 record, 5 update ('' none),
 # 6 updates kept, 7 channel, 8 game id, 9 ttl seconds, 10 deadline ms ('' none), 11 computer turn
 # job ('' none), 12 work stream length kept, 13 finished game ('' none), 14 now (ms), 15 '1' when
-# the game is over, 16 '1' for an online game, 17 finished-games stream length kept.
+# the game is over, 16 '1' for an online game, 17 finished-games stream length kept, 18 expected
+# revision ('' when the record was just read: the seq alone is compared).
+# The revision ('rev') counts every write of the record, those at the same seq (touch) included:
+# a process that changes a game from its own copy, without reading it first, compares both.
 _COMMIT = """
-local current = redis.call('HGET', KEYS[1], 'seq')
+local current = redis.call('HMGET', KEYS[1], 'seq', 'rev')
 if ARGV[1] == '-1' then
-  if current ~= false then return 0 end
-elseif current == false or tonumber(current) ~= tonumber(ARGV[1]) then
+  if current[1] ~= false then return 0 end
+elseif current[1] == false or tonumber(current[1]) ~= tonumber(ARGV[1]) then
+  return 0
+elseif ARGV[18] ~= '' and tonumber(current[2] or '0') ~= tonumber(ARGV[18]) then
   return 0
 end
 redis.call('HSET', KEYS[1], 'seq', ARGV[2], 'game', ARGV[3], 'record', ARGV[4])
+local rev = redis.call('HINCRBY', KEYS[1], 'rev', 1)
 redis.call('EXPIRE', KEYS[1], ARGV[9])
 if ARGV[5] ~= '' then
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], ARGV[2] .. '-1', 'u', ARGV[5])
@@ -62,7 +68,7 @@ else
   redis.call('ZADD', KEYS[6], ARGV[14], ARGV[8])
   if ARGV[16] == '1' then redis.call('ZADD', KEYS[7], ARGV[14], ARGV[8]) end
 end
-return 1
+return rev
 """
 
 # The deadline set keeps the game's next deadline only while the game stands at this seq, so a
@@ -83,6 +89,7 @@ _TOUCH = """
 local current = redis.call('HGET', KEYS[1], 'seq')
 if current == false or tonumber(current) ~= tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'record', ARGV[2])
+redis.call('HINCRBY', KEYS[1], 'rev', 1)
 if ARGV[4] == '' then redis.call('ZREM', KEYS[2], ARGV[3]) else redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3]) end
 return 1
 """
@@ -140,8 +147,15 @@ def game_ttl(mode: str, over: bool) -> int:
 class StoredGame:
     game_id: str
     seq: int
+    # The serialised game (codec); empty when the game was taken from a process's own copy.
     game: bytes
     record: GameRecord
+    # How many times the record was written (the commit script's 'rev').
+    rev: int = 0
+    # The record as it was stored (JSON), when known.
+    record_json: bytes | str = b""
+    # Taken from a process's own copy, not read: the commit compares the revision too.
+    kept: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,17 +209,31 @@ class GameStore:
             record = GameRecord.from_json(fields[b"record"])
         except (KeyError, ValueError):
             return None  # a game of an older layout: it does not load
-        return StoredGame(game_id, int(fields[b"seq"]), fields[b"game"], record)
+        return StoredGame(
+            game_id, int(fields[b"seq"]), fields[b"game"], record, int(fields.get(b"rev", 0)), fields[b"record"]
+        )
 
     async def commit(
-        self, game_id: str, mode: str, expected_seq: int, game: bytes, record: GameRecord, change: Commit
-    ) -> bool:
+        self,
+        game_id: str,
+        mode: str,
+        expected_seq: int,
+        game: bytes,
+        record: GameRecord,
+        change: Commit,
+        *,
+        expected_rev: int | None = None,
+        record_json: str | None = None,
+    ) -> int:
         """Stores the game at ``expected_seq + 1`` if it still stands at ``expected_seq`` (-1: a
-        new game that must not exist yet), with its update, computer turn and next deadline."""
+        new game that must not exist yet), and its record at ``expected_rev`` when given, with
+        its update, computer turn and next deadline. Returns the record's new revision, or 0
+        when the game was not as expected (nothing is stored). ``record_json``: the record
+        already serialised."""
         done = await self._commit(
             keys=self._game_keys(game_id, mode),
             args=[
-                expected_seq, expected_seq + 1, game, record.to_json(),
+                expected_seq, expected_seq + 1, game, record_json if record_json is not None else record.to_json(),
                 change.update.SerializeToString() if change.update is not None else "",
                 self.updates_kept, self.keys.channel(game_id), game_id,
                 game_ttl(mode, change.over),
@@ -217,9 +245,10 @@ class GameStore:
                 "1" if change.over else "0",
                 "1" if change.online else "0",
                 FINISHED_KEPT,
+                "" if expected_rev is None else expected_rev,
             ],
         )  # fmt: skip
-        return bool(done)
+        return int(done)
 
     async def make_saved(self, device: str, game_id: str) -> None:
         """Makes a game the device's saved game, deleting the one it replaces."""

@@ -110,6 +110,7 @@ async def played_game(
                     actor=Actor.ACTOR_AI if computer else Actor.ACTOR_HUMAN,
                     action=_action(state, rng, undo=not computer and setup.opponent != "online"),
                     expected_seq=snapshot.seq,
+                    whole_state=True,
                 )
                 snapshot = await engine.act(act)
         except Refusal:

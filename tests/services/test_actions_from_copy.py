@@ -1,0 +1,135 @@
+"""An action changes the engine process's own copy of a game without reading it first, and the
+commit compares the stored seq and record revision (issue 14, Capacity). These tests put two
+engine replicas on one Redis, so that one replica's copy falls behind, and check that what it
+does is what reading the game first would have done."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+
+from boxedin.common.keys import Keys
+from boxedin.common.reasons import Refusal
+from boxedin.common.service_auth import act_as
+from boxedin.engine.service.server import EngineService
+from boxedin.engine.service.store import GameStore
+from boxedin.v1 import common_pb2, engine_pb2
+
+DEVICE = "copy-device-0123456789abcdef"
+
+
+def _draw(game_id: str, edge: tuple[str, int, int], seq: int = -1) -> engine_pb2.ActRequest:
+    kind, row, col = edge
+    return engine_pb2.ActRequest(
+        game_id=game_id, device=DEVICE, actor=common_pb2.ACTOR_HUMAN, expected_seq=seq, whole_state=True,
+        action=common_pb2.Action(draw=common_pb2.Edge(orientation=kind, row=row, col=col)),
+    )  # fmt: skip
+
+
+def _roll(game_id: str, seq: int = -1) -> engine_pb2.ActRequest:
+    return engine_pb2.ActRequest(
+        game_id=game_id, device=DEVICE, actor=common_pb2.ACTOR_HUMAN, expected_seq=seq, whole_state=True,
+        action=common_pb2.Action(roll=True),
+    )  # fmt: skip
+
+
+async def _two_replicas(redis_url: str, prefix: str) -> tuple[aioredis.Redis, EngineService, EngineService]:
+    client = aioredis.Redis.from_url(redis_url)
+    keys = Keys(prefix)
+    act_as("gateway")
+    return client, EngineService(GameStore(client, keys)), EngineService(GameStore(client, keys))
+
+
+async def _new_classic_game(engine: EngineService) -> common_pb2.GameSnapshot:
+    # A seeded game, whose first roll is a 6: the tests draw up to three edges in the turn.
+    setup = common_pb2.GameSetup(mode="classic", opponent="local", seed="copies 4")
+    snapshot = await engine._create(engine_pb2.CreateGameRequest(device=DEVICE, setup=setup))
+    rolled = await engine.act(_roll(snapshot.game_id, 0))
+    assert json.loads(rolled.state_json)["roll"] == 6
+    return rolled
+
+
+def _edges(snapshot: common_pb2.GameSnapshot) -> set[tuple[str, int, int]]:
+    state: dict[str, Any] = json.loads(snapshot.state_json)
+    return {(kind, row, col) for kind, row, col, _ in state["edges"]}
+
+
+def test_an_action_on_a_copy_another_replica_left_behind_goes_on_from_the_stored_game(redis_url: str) -> None:
+    async def scenario() -> None:
+        client, first, second = await _two_replicas(redis_url, "test-copy-behind:")
+        try:
+            rolled = await _new_classic_game(first)  # the first replica keeps its copy at seq 1
+            game_id = rolled.game_id
+            moved = await second.act(_draw(game_id, ("h", 0, 0)))  # the stored game moves on
+            assert moved.seq == 2
+            after = await first.act(_draw(game_id, ("h", 0, 1)))  # from a copy at seq 1
+            assert after.seq == 3
+            assert {("h", 0, 0), ("h", 0, 1)} <= _edges(after)
+            read = await second._get(game_id, DEVICE)
+            assert read.seq == 3 and _edges(read) == _edges(after)
+            update = json.loads(after.update_json)
+            assert update["seq"] == 3 and update["action"]["draw"] == ["h", 0, 1]
+        finally:
+            await client.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_a_stale_action_is_refused_as_stale_even_from_a_copy_at_its_seq(redis_url: str) -> None:
+    async def scenario() -> None:
+        client, first, second = await _two_replicas(redis_url, "test-copy-stale:")
+        try:
+            rolled = await _new_classic_game(first)
+            await second.act(_draw(rolled.game_id, ("h", 0, 0)))
+            with pytest.raises(Refusal) as refused:
+                await first.act(_draw(rolled.game_id, ("h", 0, 1), seq=rolled.seq))
+            assert refused.value.reason == "stale"
+            read = await second._get(rolled.game_id, DEVICE)
+            assert read.seq == 2 and ("h", 0, 1) not in _edges(read)
+        finally:
+            await client.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_a_record_renewed_at_the_same_seq_is_kept_by_the_next_action_from_a_copy(redis_url: str) -> None:
+    """A lease renewal writes the record without a new seq; an action from a copy made before it
+    must not put the old record back."""
+
+    async def scenario() -> None:
+        client, first, second = await _two_replicas(redis_url, "test-copy-renewed:")
+        try:
+            rolled = await _new_classic_game(first)
+            stored = await second.store.load(rolled.game_id)
+            assert stored is not None
+            stored.record.ai_speed = "fast"  # any field: what matters is that it was written
+            assert await second.store.touch(stored) == 1
+            after = await first.act(_draw(rolled.game_id, ("v", 0, 0)))
+            assert after.seq == 2 and after.ai_speed == "fast"
+            again = await second.store.load(rolled.game_id)
+            assert again is not None and again.record.ai_speed == "fast" and again.seq == 2
+        finally:
+            await client.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_an_act_reply_carries_the_whole_state_only_when_asked(redis_url: str) -> None:
+    async def scenario() -> None:
+        client, first, _ = await _two_replicas(redis_url, "test-copy-whole:")
+        try:
+            rolled = await _new_classic_game(first)
+            lean = _draw(rolled.game_id, ("h", 1, 1))
+            lean.whole_state = False
+            reply = await first.act(lean)
+            assert reply.state_json == "" and json.loads(reply.update_json)["seq"] == reply.seq
+            whole = await first.act(_draw(rolled.game_id, ("h", 2, 2)))
+            assert json.loads(whole.state_json)["seq"] == whole.seq
+        finally:
+            await client.aclose()
+
+    asyncio.run(scenario())
