@@ -279,11 +279,13 @@ class Session(OnlinePlay):
                 with contextlib.suppress(redis.RedisError):
                     await self.answers.refused(key, Refusal("internal", "not applied"))
             raise
+        # The update goes out first: the answer kept for a repeat is not on the way of the one
+        # sending that is answered (a repeat comes only after a reconnect).
+        await self.feed.sync_to(snapshot)
+        ROUND_TRIP.labels(frame.type).observe(time.perf_counter() - started)
         if key is not None:
             with contextlib.suppress(redis.RedisError):  # applied: an answer not kept only costs a repeat its ack
                 await self.answers.applied(key, snapshot.seq)
-        await self.feed.sync_to(snapshot)
-        ROUND_TRIP.labels(frame.type).observe(time.perf_counter() - started)
 
     async def _first_sending(self, frame: frames.Play | frames.Draw) -> str | Applied | None:
         """The key the action's answer is kept under when this is its first sending (None: it has

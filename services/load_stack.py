@@ -1,0 +1,81 @@
+"""`boxedin load --own-stack`: the local-games load against a stack the command starts for itself
+(Redis, ``engines`` engine replicas, one gateway, the stats service and the matchmaker; no AI:
+the games are local), so that it can say where the time goes: the CPU seconds each process
+spent per 1,000 actions, read from /proc, beside the round trips. The gateway spreads its calls
+over the engine replicas (round_robin, as in Kubernetes)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from typing import Any
+
+from .launcher import Stack, free_port
+from .loadtest import run_load, ws_url
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds a process has used (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        # The command name is in parentheses and may hold spaces: the fields after it count.
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _TICKS
+
+
+def _cpu(stack: Stack) -> dict[str, float]:
+    return {name: cpu_seconds(process.pid) for name, process in stack.processes.items()}
+
+
+def run_on_own_stack(
+    games: int, concurrency: int, mode: str, *, engines: int, think: float, seconds: float | None, ramp: float
+) -> dict[str, Any]:
+    port = free_port()
+    stack = Stack(
+        key_prefix="load:",
+        gateway_port=port,
+        engine_port=free_port(),
+        ai_port=free_port(),
+        stats_port=free_port(),
+        matchmaker_port=free_port(),
+        worker=False,
+        # Every simulated player comes from this machine's address.
+        extra_env={"BOXEDIN_CONNECTIONS_PER_ADDRESS": str(concurrency + 100)},
+    )
+    try:
+        stack.start_redis()
+        ports = [stack.engine_port] + [free_port() for _ in range(engines - 1)]
+        for index, engine_port in enumerate(ports):
+            stack.start_engine(engine_port, name="engine" if index == 0 else f"engine-{index + 1}")
+        stack.start_stats()
+        stack.start_matchmaker()
+        engine_address = "ipv4:" + ",".join(f"127.0.0.1:{p}" for p in ports)
+        stack.extra_env["BOXEDIN_ENGINE_ADDRESS"] = engine_address
+        stack.start_gateway(port)
+        for name, engine_port in stack.engines.items():
+            stack.wait_serving(name, engine_port)
+        stack.wait_serving("stats", stack.stats_port)
+        stack.wait_serving("matchmaker", stack.matchmaker_port)
+        stack.wait_ready(port)
+        before, client_before, wall_before = _cpu(stack), time.process_time(), time.perf_counter()
+        result = asyncio.run(
+            run_load(ws_url(stack.url()), games, concurrency, mode, think=think, seconds=seconds, ramp=ramp)
+        )
+        after, client_after, wall_after = _cpu(stack), time.process_time(), time.perf_counter()
+    finally:
+        stack.stop()
+    # Every action of the run, the ramp-up's included, cost CPU: count them all here.
+    actions = result.pop("all_actions")
+    spent = {name: after[name] - before[name] for name in after if name in before}
+    spent["load client"] = client_after - client_before
+    result["engines"] = engines
+    result["think_seconds"] = think
+    result["cpu_seconds_per_1000_actions"] = {
+        name: round(1000 * seconds_used / actions, 3) for name, seconds_used in sorted(spent.items()) if actions
+    }
+    result["cpu_busy_percent"] = {
+        name: round(100 * seconds_used / (wall_after - wall_before), 1) for name, seconds_used in sorted(spent.items())
+    }
+    return result
