@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+import urllib.request
 from typing import Any
 
 from .launcher import Stack, free_port
@@ -23,6 +24,14 @@ def cpu_seconds(pid: int) -> float:
         # The command name is in parentheses and may hold spaces: the fields after it count.
         fields = stat.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / _TICKS
+
+
+def actions_applied(metrics_url: str) -> int:
+    """The actions an engine replica applied, from its Prometheus counter."""
+    with urllib.request.urlopen(metrics_url, timeout=10) as reply:
+        text = reply.read().decode()
+    return round(sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+                     if line.startswith("boxedin_actions_total{")))  # fmt: skip
 
 
 def _cpu(stack: Stack) -> dict[str, float]:
@@ -64,13 +73,16 @@ def run_on_own_stack(
             run_load(ws_url(stack.url()), games, concurrency, mode, think=think, seconds=seconds, ramp=ramp)
         )
         after, client_after, wall_after = _cpu(stack), time.process_time(), time.perf_counter()
+        applied = {name: actions_applied(stack.metrics_url(name)) for name in stack.engines}
     finally:
         stack.stop()
     # Every action of the run, the ramp-up's included, cost CPU: count them all here.
     actions = result.pop("all_actions")
+    result["all_actions_answered"] = actions
     spent = {name: after[name] - before[name] for name in after if name in before}
     spent["load client"] = client_after - client_before
     result["engines"] = engines
+    result["actions_applied_by"] = applied
     result["think_seconds"] = think
     result["cpu_seconds_per_1000_actions"] = {
         name: round(1000 * seconds_used / actions, 3) for name, seconds_used in sorted(spent.items()) if actions
