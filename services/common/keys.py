@@ -45,9 +45,15 @@ class Keys:
         """A stream of the game's updates, entry id ``seq-1``, for clients that catch up."""
         return f"{self.prefix}{self.game_tag(game_id)}:updates:{game_id}"
 
-    def action_answer(self, game_id: str, digest: str) -> str:
-        """The answer to an action of the game, for the same action sent again (a minute)."""
-        return f"{self.prefix}{self.game_tag(game_id)}:answer:{game_id}:{digest}"
+    def action_applied(self, game_id: str, digest: str) -> str:
+        """The seq an action of the game made (a decimal number), for the same action sent
+        again: written by the engine in the commit that applied it, kept a minute."""
+        return f"{self.prefix}{self.game_tag(game_id)}:applied:{game_id}:{digest}"
+
+    def action_refused(self, game_id: str, digest: str) -> str:
+        """The refusal an action of the game met (the gateway's JSON), for the same action sent
+        again (a minute)."""
+        return f"{self.prefix}{self.game_tag(game_id)}:refused:{game_id}:{digest}"
 
     def channel(self, game_id: str) -> str:
         """The pub/sub channel the game's updates are published on as they are stored."""

@@ -30,7 +30,7 @@ from .limits import CLOSE_TOO_FAST, GatewayLimits
 from .online import PresenceFeed, WaitingKeeper
 from .online_session import OnlinePlay
 from .presence import Presence
-from .repeats import ActionAnswers, Applied, Refused
+from .repeats import ActionAnswers, Refused
 
 log = logging.getLogger("boxedin.gateway.session")
 
@@ -262,53 +262,37 @@ class Session(OnlinePlay):
 
     async def on_action(self, frame: frames.Play | frames.Draw) -> None:
         started = time.perf_counter()
-        key = await self._first_sending(frame)
-        if isinstance(key, Applied):
-            # Sent again (its answer was lost with a connection): it was applied before.
-            await self.send(outgoing.Ack.build(reply_to=frame.id, seq=key.seq))
-            return
+        repeat_key = self.answers.repeat_key(self.hello_device, frame) if frame.id is not None else ""
         try:
-            snapshot = await self._act(frame)
+            snapshot = await self._act(frame, repeat_key)
         except (Refusal, grpc.RpcError) as error:
-            if key is not None:
-                with contextlib.suppress(redis.RedisError):  # the refusal itself is what counts
-                    await self.answers.refused(key, error if isinstance(error, Refusal) else refusal_of(error))
+            if repeat_key:
+                refusal = error if isinstance(error, Refusal) else refusal_of(error)
+                first = await self._first_refusal(frame.game, repeat_key, refusal)
+                if first is not None:
+                    raise Refusal(first.reason, first.message) from None
             raise
-        except BaseException:
-            if key is not None:
-                with contextlib.suppress(redis.RedisError):
-                    await self.answers.refused(key, Refusal("internal", "not applied"))
-            raise
-        # The update goes out first: the answer kept for a repeat is not on the way of the one
-        # sending that is answered (a repeat comes only after a reconnect).
+        if snapshot.repeat_of:
+            # Sent again (its answer was lost with a connection): it was applied before. The
+            # connection gets every update up to now first, as after any action.
+            await self.feed.sync_to(snapshot)
+            await self.send(outgoing.Ack.build(reply_to=frame.id, seq=snapshot.repeat_of))
+            return
         await self.feed.sync_to(snapshot)
         ROUND_TRIP.labels(frame.type).observe(time.perf_counter() - started)
-        if key is not None:
-            with contextlib.suppress(redis.RedisError):  # applied: an answer not kept only costs a repeat its ack
-                await self.answers.applied(key, snapshot.seq)
 
-    async def _first_sending(self, frame: frames.Play | frames.Draw) -> str | Applied | None:
-        """The key the action's answer is kept under when this is its first sending (None: it has
-        no id, or Redis cannot keep answers now), or its first sending's answer."""
-        if frame.id is None:
-            return None
-        key = self.answers.key(self.hello_device, frame)
+    async def _first_refusal(self, game_id: str, repeat_key: str, refusal: Refusal) -> Refused | None:
+        """After a refusal: the first sending's refusal when this action is its repeat (refused
+        now as stale, the game having moved on), else None, keeping this refusal for a repeat."""
         try:
-            if await self.answers.first(key):
-                return key
-            answer = await self.answers.answer_of(key)
-            if isinstance(answer, Refused):
-                raise Refusal(answer.reason, answer.message)
-            if answer is not None:
-                return answer
-            # Nothing was decided, or the first sending is still on its way: this one goes
-            # through, and its seq keeps it from applying twice.
-            await self.answers.first(key)
-            return key
+            if refusal.reason == "stale":
+                return await self.answers.first_refusal(game_id, repeat_key)
+            await self.answers.refused(game_id, repeat_key, refusal)
         except redis.RedisError:
-            return None
+            pass  # the refusal itself is what counts
+        return None
 
-    async def _act(self, frame: frames.Play | frames.Draw) -> common_pb2.GameSnapshot:
+    async def _act(self, frame: frames.Play | frames.Draw, repeat_key: str = "") -> common_pb2.GameSnapshot:
         if frame.type == "draw":
             orientation, row, col = frame.edge
             action = common_pb2.Action(draw=common_pb2.Edge(orientation=orientation, row=row, col=col))
@@ -326,6 +310,7 @@ class Session(OnlinePlay):
             actor=common_pb2.ACTOR_HUMAN,
             action=action,
             expected_seq=-1 if frame.seq is None else frame.seq,
+            repeat_key=repeat_key,
         )
         try:
             return await self.engine.Act(request, timeout=10)

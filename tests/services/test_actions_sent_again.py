@@ -4,6 +4,8 @@ comes back (`ack` with the seq it made, or the same error), and the game stands 
 
 from __future__ import annotations
 
+from typing import Any
+
 from boxedin.launcher import Stack
 from boxedin.loadtest import open_edges
 
@@ -63,3 +65,43 @@ def test_a_refused_action_sent_again_gets_the_same_refusal(live_stack: Stack) ->
         assert browser.request(type="ping")["type"] == "pong" and browser.seq == seq
     finally:
         browser.close()
+
+
+def _frames_until_pong(browser: Browser) -> list[dict[str, Any]]:
+    """Every frame up to the answer to a ping: anything the actions before it caused came first."""
+    ping = browser.send(type="ping")
+    frames = []
+    while (frame := browser.receive())["type"] != "pong" or frame.get("reply_to") != ping:
+        frames.append(frame)
+    return frames
+
+
+def test_an_action_sent_twice_at_once_is_applied_once_and_the_other_sending_acknowledged(live_stack: Stack) -> None:
+    """Two tabs of one device, on two gateway replicas, send the same action with the same id at
+    the same moment (the first sending still on its way): one applies it, the other is told it
+    was applied, and the game moves on by one."""
+    first = Browser(live_stack.url(0))
+    try:
+        first.hello()
+        first.new_game(mode="mini", opponent="local")
+        first.act(type="roll")
+        game, seq = first.game_id, first.seq
+        second = Browser(live_stack.url(1), device=first.device)
+        try:
+            second.hello(game=game, seq=None)
+            assert second.seq == seq
+            edge = open_edges(first.state or {})[0]
+            draw = {"type": "draw", "game": game, "edge": edge, "seq": seq, "id": "page-5c-9"}
+            first.send(**draw)
+            second.send(**draw)
+            seen = _frames_until_pong(first) + _frames_until_pong(second)
+            acks = [frame for frame in seen if frame["type"] == "ack"]
+            assert acks == [{"type": "ack", "reply_to": "page-5c-9", "seq": seq + 1}], seen
+            assert not first.errors and not second.errors
+            assert first.seq == second.seq == seq + 1
+            drawn = [e for e in (first.state or {})["edges"] if e[:3] == edge]
+            assert len(drawn) == 1
+        finally:
+            second.close()
+    finally:
+        first.close()

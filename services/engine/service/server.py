@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable
@@ -44,6 +45,7 @@ CONNECTED_ATTEMPTS = 5
 log = logging.getLogger("boxedin.engine")
 Actor = common_pb2.Actor
 _CACHED_GAMES = 2048
+_REPEAT_KEY = re.compile(r"[0-9a-f]{16,64}")
 _Request = TypeVar("_Request")
 _Reply = TypeVar("_Reply")
 
@@ -289,12 +291,14 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         *,
         finishes: bool | None = None,
         whole_state: bool = True,
+        repeat_key: str = "",
     ) -> common_pb2.GameSnapshot:
         """Stores the changed game if nobody else changed it first, with its update, the
         computer turn it leaves to play and its next deadline. ``finishes``: the change ended
         the game (by default, when the game is over; a change after the end, such as a rematch
         ask, does not finish it again). ``whole_state``: the snapshot carries the whole state
-        (an action's caller passes on the update and needs it only when it asks)."""
+        (an action's caller passes on the update and needs it only when it asks). ``repeat_key``:
+        the action's identity, under which the commit keeps the seq it makes."""
         record = stored.record
         if finishes is None:
             finishes = game.over
@@ -323,6 +327,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             rev = await self.store.commit(
                 stored.game_id, mode_of(game), stored.seq, encoded, record, change,
                 expected_rev=stored.rev if stored.kept else None, record_json=record_json,
+                repeat_key=repeat_key,
             )  # fmt: skip
         except redis.RedisError as exc:
             raise Refusal("unavailable", "the game store cannot be reached; the game is unchanged") from exc
@@ -410,22 +415,29 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         started = time.perf_counter()
         action = action_from_proto(request.action)
         caller = caller_of(request)
+        if request.repeat_key and not _REPEAT_KEY.fullmatch(request.repeat_key):
+            raise Refusal("malformed", "a repeat key is 16 to 64 lowercase hexadecimal digits")
         kept = self._take_kept(request.game_id, request.expected_seq)
-        if kept is not None:
-            try:
-                snapshot = await self._apply_or_keep(request, caller, action, *kept)
-            except Refusal as refusal:
-                if refusal.reason in ("time_up", "unavailable"):
-                    raise  # stored, or perhaps stored: never applied a second time
-                if refusal.reason == "busy":
-                    self._behind[request.game_id] = None
-                    while len(self._behind) > _CACHED_GAMES:
-                        self._behind.popitem(last=False)
-                # Judged on this process's copy, which may be behind: only the game as stored
-                # decides a refusal (or the change, when the copy was behind).
-                snapshot = await self._apply_or_keep(request, caller, action, *await self._load(request.game_id))
-        else:
+        from_copy = kept is not None
+        try:
+            if kept is None:
+                kept = await self._load(request.game_id)
+            snapshot = await self._apply_or_keep(request, caller, action, *kept)
+        except Refusal as refusal:
+            if refusal.reason in ("time_up", "unavailable"):
+                raise  # stored, or perhaps stored: never applied a second time
+            if not from_copy and refusal.reason != "busy":
+                raise
+            if from_copy and refusal.reason == "busy":
+                self._behind[request.game_id] = None
+                while len(self._behind) > _CACHED_GAMES:
+                    self._behind.popitem(last=False)
+            # Judged on this process's copy, which may be behind, or lost a race with another
+            # change: the game as stored decides (an action that names its seq is then refused
+            # as stale, or answered as the repeat of one applied meanwhile).
             snapshot = await self._apply_or_keep(request, caller, action, *await self._load(request.game_id))
+        if snapshot.repeat_of:
+            return snapshot  # nothing was applied
         name = type(action).__name__.lower()
         ACTIONS.labels(name, Actor.Name(request.actor).removeprefix("ACTOR_").lower()).inc()
         ACTION_LATENCY.labels(name).observe(time.perf_counter() - started)
@@ -448,6 +460,11 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     ) -> common_pb2.GameSnapshot:
         record = stored.record
         seat = authorize(record, game, caller, action)
+        if request.repeat_key and (request.expected_seq < 0 or request.expected_seq != stored.seq):
+            # Perhaps this very action, sent again: it was applied if its seq was kept.
+            repeated = await self._repeated(request, stored, game, seat)
+            if repeated is not None:
+                return repeated
         if request.expected_seq >= 0 and request.expected_seq != stored.seq:
             raise Refusal("stale", f"the game has moved on (it is at {stored.seq}, not {request.expected_seq})")
         if game.over:
@@ -478,11 +495,27 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             if game.over:
                 online.settle_after_end(record)
         snapshot = await self._commit(
-            stored, game, action_json(action, game, mover), now, caller, whole_state=request.whole_state
-        )
+            stored, game, action_json(action, game, mover), now, caller,
+            whole_state=request.whole_state, repeat_key=request.repeat_key,
+        )  # fmt: skip
         snapshot.seat = seat if isinstance(caller, Person) else 0
         if time_up:
             raise Refusal("time_up", "the move clock ran out before that: the turn has ended")
+        return snapshot
+
+    async def _repeated(
+        self, request: engine_pb2.ActRequest, stored: StoredGame, game: Game, seat: int
+    ) -> common_pb2.GameSnapshot | None:
+        """The game as it stands, marked as the answer to a repeat, when the action with this
+        repeat key was applied within the last minute."""
+        try:
+            applied = await self.store.applied_seq(stored.game_id, request.repeat_key)
+        except redis.RedisError as exc:
+            raise Refusal("unavailable", "the game store cannot be reached; the game is unchanged") from exc
+        if applied is None:
+            return None
+        snapshot = self._read(stored, game, seat)
+        snapshot.repeat_of = applied
         return snapshot
 
     async def GetSavedGame(

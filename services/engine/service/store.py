@@ -25,12 +25,14 @@ from boxedin.v1 import common_pb2
 from .record import GameRecord
 
 # KEYS: game hash, updates stream, work stream, deadline set, finished-games stream, the set of
-# running games of its mode, the set of running online games of its mode.
+# running games of its mode, the set of running online games of its mode, the action's applied
+# key (keys.action_applied; named even when unused, to keep the keys fixed).
 # ARGV: 1 expected seq (-1: the game is new), 2 new seq, 3 game, 4 record, 5 update ('' none),
 # 6 updates kept, 7 channel, 8 game id, 9 ttl seconds, 10 deadline ms ('' none), 11 computer turn
 # job ('' none), 12 work stream length kept, 13 finished game ('' none), 14 now (ms), 15 '1' when
 # the game is over, 16 '1' for an online game, 17 finished-games stream length kept, 18 expected
-# revision ('' when the record was just read: the seq alone is compared).
+# revision ('' when the record was just read: the seq alone is compared), 19 '1' when the action
+# has a repeat key (the new seq is kept under KEYS[8] for a minute).
 # The revision ('rev') counts every write of the record, those at the same seq (touch) included:
 # a process that changes a game from its own copy, without reading it first, compares both.
 _COMMIT = """
@@ -44,6 +46,7 @@ elseif ARGV[18] ~= '' and tonumber(current[2] or '0') ~= tonumber(ARGV[18]) then
 end
 redis.call('HSET', KEYS[1], 'seq', ARGV[2], 'game', ARGV[3], 'record', ARGV[4])
 local rev = redis.call('HINCRBY', KEYS[1], 'rev', 1)
+if ARGV[19] == '1' then redis.call('SET', KEYS[8], ARGV[2], 'EX', 60) end
 redis.call('EXPIRE', KEYS[1], ARGV[9])
 if ARGV[5] ~= '' then
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], ARGV[2] .. '-1', 'u', ARGV[5])
@@ -224,14 +227,16 @@ class GameStore:
         *,
         expected_rev: int | None = None,
         record_json: str | None = None,
+        repeat_key: str = "",
     ) -> int:
         """Stores the game at ``expected_seq + 1`` if it still stands at ``expected_seq`` (-1: a
         new game that must not exist yet), and its record at ``expected_rev`` when given, with
         its update, computer turn and next deadline. Returns the record's new revision, or 0
         when the game was not as expected (nothing is stored). ``record_json``: the record
-        already serialised."""
+        already serialised. ``repeat_key``: the action's identity for a repeat, under which the
+        new seq is kept a minute (keys.action_applied)."""
         done = await self._commit(
-            keys=self._game_keys(game_id, mode),
+            keys=[*self._game_keys(game_id, mode), self.keys.action_applied(game_id, repeat_key)],
             args=[
                 expected_seq, expected_seq + 1, game, record_json if record_json is not None else record.to_json(),
                 change.update.SerializeToString() if change.update is not None else "",
@@ -246,9 +251,15 @@ class GameStore:
                 "1" if change.online else "0",
                 FINISHED_KEPT,
                 "" if expected_rev is None else expected_rev,
+                "1" if repeat_key else "0",
             ],
         )  # fmt: skip
         return int(done)
+
+    async def applied_seq(self, game_id: str, repeat_key: str) -> int | None:
+        """The seq the action with this repeat key made, if the engine applied it within a minute."""
+        raw = await self.redis.get(self.keys.action_applied(game_id, repeat_key))
+        return int(raw) if raw is not None else None
 
     async def make_saved(self, device: str, game_id: str) -> None:
         """Makes a game the device's saved game, deleting the one it replaces."""
