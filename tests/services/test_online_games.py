@@ -161,10 +161,21 @@ def test_the_creator_picks_the_mode_and_overlap_rule(url: str) -> None:
 
 def test_an_online_game_has_no_undo(url: str) -> None:
     ann, bob = paired_through_a_room(url, mode="classic")
-    mover = ann if ann.my_turn() else bob
-    mover.act(type="roll")
+    # A turn with a roll of 2 or more: after one edge the player is still to move (a roll of 1
+    # ends the turn with its edge, and an undo would be another player's).
+    for _ in range(30):
+        mover, other = (ann, bob) if ann.my_turn() else (bob, ann)
+        mover.act(type="roll")
+        assert mover.state is not None
+        if mover.state["roll"] >= 2:
+            break
+        mover.play_turn()
+        seq = mover.seq
+        other.wait_until(lambda state: state["seq"] >= seq)  # noqa: B023 - used at once
+    else:
+        raise AssertionError("thirty rolls of 1 in a row")
     mover.play_turn()
-    assert mover.state is not None and not mover.state["can_undo"]
+    assert mover.state is not None and not mover.state["can_undo"] and mover.my_turn()
     assert mover.error_of(type="undo", game=mover.game_id) == "undo_not_allowed"
 
 
