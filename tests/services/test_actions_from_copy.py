@@ -22,11 +22,11 @@ from boxedin.v1 import common_pb2, engine_pb2
 DEVICE = "copy-device-0123456789abcdef"
 
 
-def _draw(game_id: str, edge: tuple[str, int, int], seq: int = -1) -> engine_pb2.ActRequest:
+def _draw(game_id: str, edge: tuple[str, int, int], seq: int = -1, repeat_key: str = "") -> engine_pb2.ActRequest:
     kind, row, col = edge
     return engine_pb2.ActRequest(
         game_id=game_id, device=DEVICE, actor=common_pb2.ACTOR_HUMAN, expected_seq=seq, whole_state=True,
-        action=common_pb2.Action(draw=common_pb2.Edge(orientation=kind, row=row, col=col)),
+        action=common_pb2.Action(draw=common_pb2.Edge(orientation=kind, row=row, col=col)), repeat_key=repeat_key,
     )  # fmt: skip
 
 
@@ -66,8 +66,11 @@ def test_an_action_on_a_copy_another_replica_left_behind_goes_on_from_the_stored
             game_id = rolled.game_id
             moved = await second.act(_draw(game_id, ("h", 0, 0)))  # the stored game moves on
             assert moved.seq == 2
-            after = await first.act(_draw(game_id, ("h", 0, 1)))  # from a copy at seq 1
-            assert after.seq == 3
+            # With no seq but a repeat key (as the gateway sends an action with an id), from a
+            # copy at seq 1, which the commit finds behind:
+            after = await first.act(_draw(game_id, ("h", 0, 1), repeat_key="0123456789abcdef"))
+            assert after.seq == 3 and not after.repeat_of
+            assert game_id in first._behind  # the replica now reads this game first
             assert {("h", 0, 0), ("h", 0, 1)} <= _edges(after)
             read = await second._get(game_id, DEVICE)
             assert read.seq == 3 and _edges(read) == _edges(after)
@@ -108,10 +111,36 @@ def test_a_record_renewed_at_the_same_seq_is_kept_by_the_next_action_from_a_copy
             assert stored is not None
             stored.record.ai_speed = "fast"  # any field: what matters is that it was written
             assert await second.store.touch(stored) == 1
-            after = await first.act(_draw(rolled.game_id, ("v", 0, 0)))
+            after = await first.act(_draw(rolled.game_id, ("v", 0, 0), seq=rolled.seq))  # from its copy
             assert after.seq == 2 and after.ai_speed == "fast"
+            assert rolled.game_id in first._behind
             again = await second.store.load(rolled.game_id)
             assert again is not None and again.record.ai_speed == "fast" and again.seq == 2
+        finally:
+            await client.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_the_same_action_again_is_answered_as_the_repeat_of_the_first_not_applied(redis_url: str) -> None:
+    async def scenario() -> None:
+        client, first, second = await _two_replicas(redis_url, "test-copy-repeat:")
+        try:
+            rolled = await _new_classic_game(first)
+            draw = _draw(rolled.game_id, ("h", 3, 3), seq=rolled.seq, repeat_key="feedc0de" * 4)
+            applied = await first.act(draw)
+            again = await second.act(draw)  # on the other replica, its reply lost, say
+            assert applied.seq == 2 and again.repeat_of == 2 and again.seq == 2 and not again.update_json
+            read = await first._get(rolled.game_id, DEVICE)
+            assert read.seq == 2
+            with pytest.raises(Refusal) as refused:
+                await first.act(_draw(rolled.game_id, ("h", 3, 2), seq=rolled.seq, repeat_key="0" * 32))
+            assert refused.value.reason == "stale"  # another action at that seq: simply stale
+            bad = _draw(rolled.game_id, ("h", 3, 2), seq=2, repeat_key="not hex!")
+            with pytest.raises(Refusal) as malformed:
+                await first.act(bad)
+            assert malformed.value.reason == "malformed"
+            assert (await first._get(rolled.game_id, DEVICE)).seq == 2
         finally:
             await client.aclose()
 

@@ -417,7 +417,12 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         caller = caller_of(request)
         if request.repeat_key and not _REPEAT_KEY.fullmatch(request.repeat_key):
             raise Refusal("malformed", "a repeat key is 16 to 64 lowercase hexadecimal digits")
-        kept = self._take_kept(request.game_id, request.expected_seq)
+        # Judging an action again is safe only when it names its seq or has a repeat key: a
+        # commit whose reply was lost on the way (redis-py sends it again) is then found out as
+        # stale or as the repeat, never applied twice. An action with neither is read first and
+        # never tried again, as before copies were kept.
+        again_safe = request.expected_seq >= 0 or bool(request.repeat_key)
+        kept = self._take_kept(request.game_id, request.expected_seq) if again_safe else None
         from_copy = kept is not None
         try:
             if kept is None:
@@ -426,7 +431,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         except Refusal as refusal:
             if refusal.reason in ("time_up", "unavailable"):
                 raise  # stored, or perhaps stored: never applied a second time
-            if not from_copy and refusal.reason != "busy":
+            if not from_copy and (refusal.reason != "busy" or not again_safe):
                 raise
             if from_copy and refusal.reason == "busy":
                 self._behind[request.game_id] = None
