@@ -26,12 +26,31 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _TICKS
 
 
+def _scrape(metrics_url: str) -> list[str]:
+    with urllib.request.urlopen(metrics_url, timeout=10) as reply:
+        return str(reply.read().decode()).splitlines()
+
+
+def _total(lines: list[str], start: str) -> float:
+    return sum(float(line.rsplit(" ", 1)[1]) for line in lines if line.startswith(start))
+
+
 def actions_applied(metrics_url: str) -> int:
     """The actions an engine replica applied, from its Prometheus counter."""
-    with urllib.request.urlopen(metrics_url, timeout=10) as reply:
-        text = reply.read().decode()
-    return round(sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
-                     if line.startswith("boxedin_actions_total{")))  # fmt: skip
+    return round(_total(_scrape(metrics_url), "boxedin_actions_total{"))
+
+
+def gc_pauses(metrics_url: str) -> dict[str, tuple[float, float, float]]:
+    """A process's garbage collections so far, by generation: seconds paused, collections, and
+    those over 50 ms."""
+    lines = _scrape(metrics_url)
+    figures = {}
+    for generation in ("0", "1", "2"):
+        label = f'{{generation="{generation}"'
+        count = _total(lines, f"boxedin_gc_pause_seconds_count{label}")
+        within = _total(lines, f'boxedin_gc_pause_seconds_bucket{label},le="0.05"}}')
+        figures[generation] = (_total(lines, f"boxedin_gc_pause_seconds_sum{label}"), count, count - within)
+    return figures
 
 
 def _cpu(stack: Stack) -> dict[str, float]:
@@ -68,12 +87,15 @@ def run_on_own_stack(
         stack.wait_serving("stats", stack.stats_port)
         stack.wait_serving("matchmaker", stack.matchmaker_port)
         stack.wait_ready(port)
+        watched = [*stack.engines, "gateway"]
+        gc_before = {name: gc_pauses(stack.metrics_url(name)) for name in watched}
         before, client_before, wall_before = _cpu(stack), time.process_time(), time.perf_counter()
         result = asyncio.run(
             run_load(ws_url(stack.url()), games, concurrency, mode, think=think, seconds=seconds, ramp=ramp)
         )
         after, client_after, wall_after = _cpu(stack), time.process_time(), time.perf_counter()
         applied = {name: actions_applied(stack.metrics_url(name)) for name in stack.engines}
+        gc_after = {name: gc_pauses(stack.metrics_url(name)) for name in watched}
     finally:
         stack.stop()
     # Every action of the run, the ramp-up's included, cost CPU: count them all here.
@@ -86,6 +108,17 @@ def run_on_own_stack(
     result["think_seconds"] = think
     result["cpu_seconds_per_1000_actions"] = {
         name: round(1000 * seconds_used / actions, 3) for name, seconds_used in sorted(spent.items()) if actions
+    }
+    result["gc"] = {
+        name: {
+            f"generation {generation}": {
+                "paused_seconds": round(gc_after[name][generation][0] - gc_before[name][generation][0], 3),
+                "collections": round(gc_after[name][generation][1] - gc_before[name][generation][1]),
+                "over_50_ms": round(gc_after[name][generation][2] - gc_before[name][generation][2]),
+            }
+            for generation in ("0", "1", "2")
+        }
+        for name in watched
     }
     result["cpu_busy_percent"] = {
         name: round(100 * seconds_used / (wall_after - wall_before), 1) for name, seconds_used in sorted(spent.items())

@@ -27,3 +27,22 @@ def test_the_load_on_its_own_stack_reports_the_cpu_of_every_process_and_spreads_
     applied = result["actions_applied_by"]
     assert set(applied) == {"engine", "engine-2"} and min(applied.values()) > 0
     assert sum(applied.values()) >= result["all_actions_answered"]
+    # Garbage collection pauses of the engines and the gateway, by generation.
+    assert set(result["gc"]) == {"engine", "engine-2", "gateway"}
+    assert set(result["gc"]["gateway"]) == {"generation 0", "generation 1", "generation 2"}
+
+
+def test_a_service_times_its_garbage_collections_and_keeps_full_ones_rare() -> None:
+    script = (
+        "import gc\n"
+        "from boxedin.common.gc_pauses import THRESHOLDS, settle_gc\n"
+        "from boxedin.common.metrics import GC_PAUSE\n"
+        "settle_gc()\n"
+        "assert gc.get_threshold() == THRESHOLDS and gc.get_freeze_count() > 0\n"
+        "gc.collect(2)\n"
+        "samples = {s.name: s.value for s in GC_PAUSE.collect()[0].samples if s.labels.get('generation') == '2'}\n"
+        "assert samples['boxedin_gc_pause_seconds_count'] == 1, samples\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]

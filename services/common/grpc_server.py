@@ -14,6 +14,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from prometheus_client import start_http_server
 
+from .gc_pauses import settle_gc
 from .metrics import RPC_LATENCY
 from .service_auth import CallerCheck
 
@@ -98,6 +99,7 @@ async def serve(
 ) -> None:
     """Serves until SIGTERM or SIGINT, then stops taking calls and lets running ones finish.
     Calls are taken only from the services allowed to call ``service`` (service_auth.CALLERS)."""
+    settle_gc()
     interceptors = [ObservingInterceptor(), CallerCheck(service, secret)]
     server = grpc.aio.server(interceptors=interceptors, options=SERVER_OPTIONS)
     register(server)

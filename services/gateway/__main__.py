@@ -5,6 +5,7 @@ from __future__ import annotations
 import uvicorn
 from prometheus_client import start_http_server
 
+from boxedin.common.gc_pauses import settle_gc
 from boxedin.common.logs import setup_logging
 from boxedin.common.settings import settings
 
@@ -16,6 +17,7 @@ def main() -> None:
     config = settings()
     setup_logging("gateway", config.log_level)
     app = create_app(config)
+    settle_gc()
     if config.gateway_metrics_port:
         # Apart from the public port, which an Ingress exposes to everyone.
         try:
