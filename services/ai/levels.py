@@ -7,6 +7,7 @@ from collections.abc import Callable
 from .context import Player
 from .easy import Easy
 from .expert import Expert
+from .greedy import Greedy
 from .hard import Hard
 from .normal import Normal
 from .practice import Practice
@@ -19,9 +20,17 @@ LEVELS: dict[str, Callable[[], Player]] = {
     "practice": Practice,
 }
 
+# Reference players for `boxedin match` only: never offered to players, nor by `boxedin ai turn`.
+MATCH_LEVELS: dict[str, Callable[[], Player]] = {
+    **LEVELS,
+    "greedy": Greedy,
+}
 
-def make_player(level: str) -> Player:
+
+def make_player(level: str, *, match: bool = False) -> Player:
+    """The player of a level; ``match``: the reference players of `boxedin match` as well."""
+    levels = MATCH_LEVELS if match else LEVELS
     try:
-        return LEVELS[level]()
+        return levels[level]()
     except KeyError:
-        raise ValueError(f"unknown AI level {level!r}; the levels are {', '.join(LEVELS)}") from None
+        raise ValueError(f"unknown AI level {level!r}; the levels are {', '.join(levels)}") from None

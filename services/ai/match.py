@@ -1,9 +1,14 @@
 """`boxedin match`: two levels play N games with seats alternated; a progress bar on standard
 error and a JSON summary on standard output (from side A's point of view: wins, losses, ties,
-mean margin; think time per turn, mean and p95, for each side).
+the win rate with its standard error and 95% confidence interval, mean margin and its standard
+error; think time per turn, mean, p50 and p95, for each side), and one line on standard error
+that puts the win rate's interval beside the margin.
 
 Games 2k and 2k+1 use the same dice seed with the seats swapped, so luck evens out in pairs;
-``margin_se`` (the standard error of the mean margin) counts each pair as one sample.
+the standard errors (``margin_se``, ``win_rate_se``) count each pair as one sample. The win rate
+counts a tie as half a win.
+
+Levels: the players' levels and the reference players kept for matches (``greedy``).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from boxedin.engine.game import Game
 from boxedin.engine.rules import MODES, Overlap, RulesError
 
 from .cli import positive_seconds
-from .levels import LEVELS, make_player
+from .levels import MATCH_LEVELS, make_player
 from .turn import take_turn
 
 
@@ -51,7 +56,7 @@ def play_game(spec: MatchSpec, index: int) -> GameResult:
     a_seat = 1 if index % 2 == 0 else 2
     dice_seed = f"{spec.seed}:{index // 2}"
     game = Game.from_mode(mode, overlap, seed=dice_seed)
-    players = {a_seat: make_player(spec.a), 3 - a_seat: make_player(spec.b)}
+    players = {a_seat: make_player(spec.a, match=True), 3 - a_seat: make_player(spec.b, match=True)}
     result = GameResult(index, 0)
     while not game.over:
         seat = game.to_move
@@ -90,7 +95,13 @@ def percentile(values: list[float], p: float) -> float:
 def margin_standard_error(margins: list[int]) -> float | None:
     """The standard error of the mean margin. Games 2k and 2k+1 share their dice, so they are
     not independent: the pair (its mean margin) is the unit; None below two pairs."""
-    pairs = [sum(margins[i : i + 2]) / len(margins[i : i + 2]) for i in range(0, len(margins), 2)]
+    return paired_standard_error([float(m) for m in margins])
+
+
+def paired_standard_error(values: list[float]) -> float | None:
+    """The standard error of the mean of per-game ``values``, the pair of games 2k and 2k+1
+    (their mean) being one sample; None below two pairs."""
+    pairs = [sum(values[i : i + 2]) / len(values[i : i + 2]) for i in range(0, len(values), 2)]
     if len(pairs) < 2:
         return None
     mean = sum(pairs) / len(pairs)
@@ -98,8 +109,41 @@ def margin_standard_error(margins: list[int]) -> float | None:
     return math.sqrt(variance / len(pairs))
 
 
+Z95 = 1.959964  # the normal distribution's 97.5% point
+
+
+def win_rate(margins: list[int]) -> tuple[float, float | None, tuple[float, float] | None]:
+    """A's win rate (a tie counts half), its standard error over pairs of games and the 95%
+    confidence interval (normal approximation, clipped to 0..1); None without two pairs."""
+    if not margins:
+        return 0.0, None, None
+    points = [1.0 if m > 0 else 0.5 if m == 0 else 0.0 for m in margins]
+    rate = sum(points) / len(points)
+    se = paired_standard_error(points)
+    if se is None:
+        return rate, None, None
+    return rate, se, (max(0.0, rate - Z95 * se), min(1.0, rate + Z95 * se))
+
+
+def summary_line(summary: dict[str, Any]) -> str:
+    """The figures in one line: ``A won 54.3% (95% CI 49.5-59.0%) of 400, margin +0.81 ± 0.11``."""
+    rate = 100 * summary["win_rate"]
+    ci = summary["win_rate_ci95"]
+    interval = f" (95% CI {100 * ci[0]:.1f}-{100 * ci[1]:.1f}%)" if ci else ""
+    se = summary["margin_se"]
+    spread = f" ± {se:.2f}" if se is not None else ""
+    think = summary["think_time"]
+    return (
+        f"{summary['a']} won {rate:.1f}%{interval} of {summary['games']} against {summary['b']}, "
+        f"margin {summary['mean_margin']:+.2f}{spread} a game; think p50/p95 "
+        f"{think['a']['p50']:.3f}/{think['a']['p95']:.3f} s ({summary['a']}), "
+        f"{think['b']['p50']:.3f}/{think['b']['p95']:.3f} s ({summary['b']})"
+    )
+
+
 def summarise(spec: MatchSpec, results: list[GameResult]) -> dict[str, Any]:
     margins = [r.margin_a for r in results]
+    rate, rate_se, rate_ci = win_rate(margins)
     times = {
         "a": [t for r in results for t in r.times_a],
         "b": [t for r in results for t in r.times_b],
@@ -113,12 +157,16 @@ def summarise(spec: MatchSpec, results: list[GameResult]) -> dict[str, Any]:
         "wins": sum(m > 0 for m in margins),
         "losses": sum(m < 0 for m in margins),
         "ties": sum(m == 0 for m in margins),
+        "win_rate": rate,
+        "win_rate_se": rate_se,
+        "win_rate_ci95": list(rate_ci) if rate_ci else None,
         "mean_margin": sum(margins) / len(margins) if margins else 0.0,
         "margin_se": margin_standard_error(margins),
         "think_time": {
             side: {
                 "turns": len(ts),
                 "mean": sum(ts) / len(ts) if ts else 0.0,
+                "p50": percentile(ts, 50),
                 "p95": percentile(ts, 95),
                 "max": max(ts, default=0.0),
             }
@@ -153,7 +201,9 @@ def run(args: argparse.Namespace) -> int:
         results.append(result)
         progress(len(results), args.games, sum(r.margin_a > 0 for r in results), started)
     sys.stderr.write("\n")
-    print(json.dumps(summarise(spec, results), indent=2))
+    summary = summarise(spec, results)
+    sys.stderr.write(summary_line(summary) + "\n")
+    print(json.dumps(summary, indent=2))
     return 0
 
 
@@ -170,8 +220,8 @@ def register(subparsers: Any) -> None:
         help="play AI levels against each other and summarise the results",
         description="Plays N games between two AI levels, seats alternated; prints a JSON summary.",
     )
-    parser.add_argument("--a", required=True, choices=list(LEVELS), help="side A's level")
-    parser.add_argument("--b", required=True, choices=list(LEVELS), help="side B's level")
+    parser.add_argument("--a", required=True, choices=list(MATCH_LEVELS), help="side A's level")
+    parser.add_argument("--b", required=True, choices=list(MATCH_LEVELS), help="side B's level")
     parser.add_argument("--mode", required=True, choices=list(MODES))
     parser.add_argument("--overlap", choices=[rule.id for rule in Overlap])
     parser.add_argument("--games", type=positive_int, required=True)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from boxedin.ai.cli import ai_turn
-from boxedin.ai.match import MatchSpec, margin_standard_error, play_game, summarise
+from boxedin.ai.match import MatchSpec, margin_standard_error, play_game, summarise, summary_line, win_rate
 from boxedin.cli import main
 from boxedin.engine.replay import replay_transcript
 
@@ -129,3 +129,21 @@ def test_ai_bench_prints_the_table_against_the_general_search(capsys):
             assert float(row[3]) > 0 and row[4].endswith("x")
         else:
             assert row[3] == "-"
+
+
+def test_the_win_rate_has_a_confidence_interval_over_pairs_of_games():
+    # A tie counts half. Pairs (win, loss) and (win, tie): pair means 0.5 and 0.75.
+    rate, se, ci = win_rate([3, -1, 2, 0])
+    assert rate == pytest.approx(0.625)
+    assert se == pytest.approx(0.125)  # sd of (0.5, 0.75) is 0.1768, over two pairs
+    assert ci == pytest.approx((0.625 - 1.959964 * 0.125, 0.625 + 1.959964 * 0.125))
+    assert win_rate([1, 1, 1, 1])[2] == (1.0, 1.0)  # no spread; clipped to 0..1
+    assert win_rate([5, -5])[1:] == (None, None)  # one pair: no interval
+
+
+def test_the_summary_puts_the_interval_beside_the_margin():
+    spec = MatchSpec("greedy", "easy", "mini", None, "s", 0.02)
+    summary = summarise(spec, [play_game(spec, i) for i in range(4)])
+    assert 0 <= summary["win_rate"] <= 1 and summary["think_time"]["a"]["p50"] >= 0
+    line = summary_line(summary)
+    assert line.startswith(f"greedy won {100 * summary['win_rate']:.1f}%") and "margin" in line
