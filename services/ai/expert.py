@@ -1,16 +1,17 @@
 """Expert: the turns Hard would consider, each played out many times; the best average wins.
 
-Dice games: candidates are Hard's turn (first, so that it wins ties) and its shorter versions
-(stopping after each step), and Hard's turn after each of the best alternative first steps (a
-square, or a quiet edge), planned with a narrower width to leave time for the playouts.
+Dice games: candidates are Hard's turn (first, so that it wins ties), Hard's one-reply plan
+(``hard_dice_steps``) and its shorter versions (stopping after each step), and that plan after
+each of the best alternative first steps (a square, or a quiet edge), planned with a narrower
+width to leave time for the playouts.
 Standard: candidates are taking every box and then each safe line (or the cheapest openings),
 and every double-cross (declining the last two boxes of a chain, or the last four of a loop).
 Exact endgames come from ``boxedin.ai.solver`` when it is installed and the position is small.
 
 The evaluation (``evaluation.evaluate_candidates``) runs in batches until the time budget is
 spent; each batch is deterministic, so only how many batches fit depends on the clock. In dice
-games the opponent's next turn is not left to the playouts' cheap policy: Hard plays it after
-every candidate on every face of the die, and each playout averages the faces (where Hard is
+games the opponent's next turn is not left to the playouts' cheap policy: Hard's one-reply plan
+plays it after every candidate on every face of the die, and each playout averages the faces (where Hard is
 too slow for that, on big boards, the playouts start at the opponent's roll instead). Another
 candidate replaces Hard's turn only when its gain (paired over the same dice) is more than a
 standard error: the best of ten noisy means is often just the luckiest.
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 from .context import PlanContext, Position
 from .evaluation import CandidateStats, after_turn, evaluate_candidates
 from .facts import my_turn
-from .hard import Hard, hard_dice_steps, opening_cost, quiet_steps, square_steps
+from .hard import Hard, hard_dice_steps, hard_dice_turn, opening_cost, quiet_steps, square_steps
 from .playout import margin, new_shorts
 from .solver_link import exact_dice_turn, exact_standard_line
 
@@ -47,12 +48,13 @@ def dedupe(candidates: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
 
 
 def dice_candidates(pos: Position, ctx: PlanContext) -> list[tuple[int, ...]]:
-    """Hard's turn first, then its prefixes (stopping after each step), then Hard's turn after
-    the best alternative first steps (a square, or a quiet edge)."""
+    """Hard's turn first, then Hard's one-reply plan and its prefixes (stopping after each
+    step), then that plan after the best alternative first steps (a square, or a quiet edge)."""
     me = pos.to_move
     start = margin(pos, me)
     hard = hard_dice_steps(pos.copy(), ctx)
-    found: list[tuple[int, ...]] = [tuple(e for step in hard for e in step.edges)]
+    found: list[tuple[int, ...]] = [tuple(hard_dice_turn(pos.copy(), ctx))]
+    found.append(tuple(e for step in hard for e in step.edges))
     prefix: tuple[int, ...] = ()
     for step in hard:
         prefix += step.edges
@@ -139,8 +141,10 @@ def best_candidate(totals: Sequence[CandidateStats], caution: float = 0.0) -> in
 def hard_replies(
     pos: Position, candidates: list[tuple[int, ...]], ctx: PlanContext, seed: int, deadline: float
 ) -> list[list[tuple[int, ...]]] | None:
-    """Hard's turn after each candidate on every face of the die, ``[candidate][face - 1]``:
-    the opponent's next turn as Hard would play it; None if it is not ready by ``deadline``."""
+    """Hard's one-reply plan (``hard_dice_steps``) after each candidate on every face of the
+    die, ``[candidate][face - 1]``: the opponent's next turn as Hard plans it (Hard's own turn,
+    which also plays out the reply to each of its candidates, is too slow to run for every face
+    of every candidate); None if it is not ready by ``deadline``."""
     die = ctx.rules.die or 0
     began = time.perf_counter()
     found: list[list[tuple[int, ...]]] = []
