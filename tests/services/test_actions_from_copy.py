@@ -6,7 +6,9 @@ does is what reading the game first would have done."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -37,11 +39,16 @@ def _roll(game_id: str, seq: int = -1) -> engine_pb2.ActRequest:
     )  # fmt: skip
 
 
-async def _two_replicas(redis_url: str, prefix: str) -> tuple[aioredis.Redis, EngineService, EngineService]:
+@contextlib.asynccontextmanager
+async def _two_replicas(redis_url: str, prefix: str) -> AsyncIterator[tuple[EngineService, EngineService]]:
+    """Two engine replicas on one Redis, under keys of the test's own."""
     client = aioredis.Redis.from_url(redis_url)
     keys = Keys(prefix)
     act_as("gateway")
-    return client, EngineService(GameStore(client, keys)), EngineService(GameStore(client, keys))
+    try:
+        yield EngineService(GameStore(client, keys)), EngineService(GameStore(client, keys))
+    finally:
+        await client.aclose()
 
 
 async def _new_classic_game(engine: EngineService) -> common_pb2.GameSnapshot:
@@ -60,8 +67,7 @@ def _edges(snapshot: common_pb2.GameSnapshot) -> set[tuple[str, int, int]]:
 
 def test_an_action_on_a_copy_another_replica_left_behind_goes_on_from_the_stored_game(redis_url: str) -> None:
     async def scenario() -> None:
-        client, first, second = await _two_replicas(redis_url, "test-copy-behind:")
-        try:
+        async with _two_replicas(redis_url, "test-copy-behind:") as (first, second):
             rolled = await _new_classic_game(first)  # the first replica keeps its copy at seq 1
             game_id = rolled.game_id
             moved = await second.act(_draw(game_id, ("h", 0, 0)))  # the stored game moves on
@@ -70,22 +76,19 @@ def test_an_action_on_a_copy_another_replica_left_behind_goes_on_from_the_stored
             # copy at seq 1, which the commit finds behind:
             after = await first.act(_draw(game_id, ("h", 0, 1), repeat_key="0123456789abcdef"))
             assert after.seq == 3 and not after.repeat_of
-            assert game_id in first._behind  # the replica now reads this game first
+            assert first.copies.is_behind(game_id)  # the replica now reads this game first
             assert {("h", 0, 0), ("h", 0, 1)} <= _edges(after)
             read = await second._get(game_id, DEVICE)
             assert read.seq == 3 and _edges(read) == _edges(after)
             update = json.loads(after.update_json)
             assert update["seq"] == 3 and update["action"]["draw"] == ["h", 0, 1]
-        finally:
-            await client.aclose()
 
     asyncio.run(scenario())
 
 
 def test_a_stale_action_is_refused_as_stale_even_from_a_copy_at_its_seq(redis_url: str) -> None:
     async def scenario() -> None:
-        client, first, second = await _two_replicas(redis_url, "test-copy-stale:")
-        try:
+        async with _two_replicas(redis_url, "test-copy-stale:") as (first, second):
             rolled = await _new_classic_game(first)
             await second.act(_draw(rolled.game_id, ("h", 0, 0)))
             with pytest.raises(Refusal) as refused:
@@ -93,8 +96,6 @@ def test_a_stale_action_is_refused_as_stale_even_from_a_copy_at_its_seq(redis_ur
             assert refused.value.reason == "stale"
             read = await second._get(rolled.game_id, DEVICE)
             assert read.seq == 2 and ("h", 0, 1) not in _edges(read)
-        finally:
-            await client.aclose()
 
     asyncio.run(scenario())
 
@@ -104,8 +105,7 @@ def test_a_record_renewed_at_the_same_seq_is_kept_by_the_next_action_from_a_copy
     must not put the old record back."""
 
     async def scenario() -> None:
-        client, first, second = await _two_replicas(redis_url, "test-copy-renewed:")
-        try:
+        async with _two_replicas(redis_url, "test-copy-renewed:") as (first, second):
             rolled = await _new_classic_game(first)
             stored = await second.store.load(rolled.game_id)
             assert stored is not None
@@ -113,19 +113,16 @@ def test_a_record_renewed_at_the_same_seq_is_kept_by_the_next_action_from_a_copy
             assert await second.store.touch(stored) == 1
             after = await first.act(_draw(rolled.game_id, ("v", 0, 0), seq=rolled.seq))  # from its copy
             assert after.seq == 2 and after.ai_speed == "fast"
-            assert rolled.game_id in first._behind
+            assert first.copies.is_behind(rolled.game_id)
             again = await second.store.load(rolled.game_id)
             assert again is not None and again.record.ai_speed == "fast" and again.seq == 2
-        finally:
-            await client.aclose()
 
     asyncio.run(scenario())
 
 
 def test_the_same_action_again_is_answered_as_the_repeat_of_the_first_not_applied(redis_url: str) -> None:
     async def scenario() -> None:
-        client, first, second = await _two_replicas(redis_url, "test-copy-repeat:")
-        try:
+        async with _two_replicas(redis_url, "test-copy-repeat:") as (first, second):
             rolled = await _new_classic_game(first)
             draw = _draw(rolled.game_id, ("h", 3, 3), seq=rolled.seq, repeat_key="feedc0de" * 4)
             applied = await first.act(draw)
@@ -141,16 +138,13 @@ def test_the_same_action_again_is_answered_as_the_repeat_of_the_first_not_applie
                 await first.act(bad)
             assert malformed.value.reason == "malformed"
             assert (await first._get(rolled.game_id, DEVICE)).seq == 2
-        finally:
-            await client.aclose()
 
     asyncio.run(scenario())
 
 
 def test_an_act_reply_carries_the_whole_state_only_when_asked(redis_url: str) -> None:
     async def scenario() -> None:
-        client, first, _ = await _two_replicas(redis_url, "test-copy-whole:")
-        try:
+        async with _two_replicas(redis_url, "test-copy-whole:") as (first, _):
             rolled = await _new_classic_game(first)
             lean = _draw(rolled.game_id, ("h", 1, 1))
             lean.whole_state = False
@@ -158,7 +152,5 @@ def test_an_act_reply_carries_the_whole_state_only_when_asked(redis_url: str) ->
             assert reply.state_json == "" and json.loads(reply.update_json)["seq"] == reply.seq
             whole = await first.act(_draw(rolled.game_id, ("h", 2, 2)))
             assert json.loads(whole.state_json)["seq"] == whole.seq
-        finally:
-            await client.aclose()
 
     asyncio.run(scenario())

@@ -8,14 +8,11 @@ import contextlib
 import logging
 import re
 import time
-from collections import OrderedDict
 from collections.abc import Awaitable
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import grpc
 import redis.asyncio as redis
-from prometheus_client import Counter
 
 from boxedin.common.devices import check_device, device_hash
 from boxedin.common.metrics import (
@@ -29,13 +26,15 @@ from boxedin.common.metrics import (
 from boxedin.common.reasons import Refusal, abort
 from boxedin.common.service_auth import calling_service
 from boxedin.engine import codec
-from boxedin.engine.actions import Action, Draw, EndTurn, GameError, Resign, Roll, Timeout, Undo, edge_from_json
+from boxedin.engine.actions import Action, GameError, Resign, Timeout
 from boxedin.engine.game import Game
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 
 from . import clock, online
 from .changes import LastStates, update_changes
+from .copies import GameCopies
 from .figures import FiguresLoop
+from .messages import action_from_proto, action_json, caller_of, counter_by_mode, facts, finished_game, mode_of
 from .record import CLOCK, COMPUTER, Caller, GameRecord, Person, View, authorize
 from .setup import new_game, new_game_id
 from .state import game_state, summary, to_json, update_frame
@@ -50,105 +49,6 @@ _Request = TypeVar("_Request")
 _Reply = TypeVar("_Reply")
 
 
-@dataclass(slots=True)
-class _Kept:
-    """This process's copy of a game it read or changed last: the game object (replaying the
-    stored actions is the dearest part of reading a game) and the record as stored."""
-
-    seq: int
-    rev: int
-    game: Game
-    record_json: bytes | str
-
-
-def action_from_proto(action: common_pb2.Action) -> Action:
-    kind = action.WhichOneof("kind")
-    if kind == "draw":
-        try:
-            return Draw(edge_from_json([action.draw.orientation, action.draw.row, action.draw.col]))
-        except GameError as exc:
-            raise Refusal("malformed", exc.message) from None
-    simple: dict[str | None, Action] = {
-        "roll": Roll(),
-        "end_turn": EndTurn(),
-        "undo": Undo(),
-        "timeout": Timeout(),
-    }
-    if kind in simple:
-        return simple[kind]
-    if kind == "resign":
-        return Resign(0)  # the seat is filled in from who resigns
-    raise Refusal("malformed", "the request names no action")
-
-
-def action_json(action: Action, game: Game, by: int) -> dict[str, Any]:
-    if isinstance(action, Roll):
-        return {"roll": game.current_roll, "by": by}
-    if isinstance(action, Resign):
-        return {"resign": True, "by": action.player}
-    return {**action.to_json(), "by": by}
-
-
-def facts(seq: int, game: Game, record: GameRecord) -> common_pb2.GameFacts:
-    return common_pb2.GameFacts(
-        seq=seq,
-        to_move=game.to_move or 0,
-        phase=game.phase,
-        over=game.over,
-        ai_thinking=record.computer_to_move(game),
-        deadline=record.next_deadline() or 0.0,
-        turn=int(game.position.turn),
-        clock=record.clock,
-        online=record.online is not None,
-        next_game=record.online_state.next_game or "" if record.online_state is not None else "",
-        via=record.online or "",
-    )
-
-
-def counter_by_mode(counter: Counter) -> dict[str, int]:
-    """A counter labelled by mode (and more), added up by mode."""
-    totals: dict[str, int] = {}
-    for metric in counter.collect():
-        for sample in metric.samples:
-            if sample.name.endswith("_total"):
-                mode = sample.labels["mode"]
-                totals[mode] = totals.get(mode, 0) + int(sample.value)
-    return totals
-
-
-def mode_of(game: Game) -> str:
-    return game.mode.id if game.mode is not None else "custom"
-
-
-def finished_game(game_id: str, encoded: bytes, record: GameRecord, now: float) -> common_pb2.FinishedGame:
-    """A game that just finished, as the statistics take it."""
-    seats = [
-        common_pb2.SeatInfo(kind=seat.kind, device=seat.device or "", level=seat.level or "", name=seat.name)
-        for seat in record.seats
-    ]
-    return common_pb2.FinishedGame(game_id=game_id, record=encoded, seats=seats, created=record.created, ended=now)
-
-
-def caller_of(request: engine_pb2.ActRequest) -> Caller:
-    """Who makes an action request: a person (by the hash of the device token, which only the
-    gateway vouches for), the computer (only the AI service plays it), or a deadline (only this
-    service's own deadline loop, never a call)."""
-    service = calling_service()
-    if request.actor == Actor.ACTOR_HUMAN:
-        if service != "gateway":
-            raise Refusal("not_allowed", "only the gateway acts for a player")
-        return Person(device_hash(request.device))
-    if request.actor == Actor.ACTOR_AI:
-        if service != "ai":
-            raise Refusal("not_allowed", "only the AI service plays the computer's turns")
-        return COMPUTER
-    if request.actor == Actor.ACTOR_CLOCK:
-        if service:
-            raise Refusal("not_allowed", "only the engine's deadlines end a turn on time")
-        return CLOCK
-    raise Refusal("malformed", "the request names no actor")
-
-
 class EngineService(engine_pb2_grpc.EngineServicer):
     def __init__(
         self,
@@ -160,24 +60,18 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         act_from_copy: bool = True,
     ) -> None:
         self.store = store
-        # An action changes this process's copy of the game without reading it first (the commit
-        # compares). False: every action reads the game first, the path before that was made
-        # (kept for `boxedin bench actions` to measure beside it).
-        self.act_from_copy = act_from_copy
         # Online games: the move limit of Find Match games, an away player's grace and how long
         # a gateway's word that a player is connected holds (seconds).
         self.move_limit = move_limit
         self.grace = grace
         self.lease = lease
         self.figures = FiguresLoop(store)
-        # Decoded games by id, with the seq they stand at: consecutive actions on one game
-        # skip replaying its record. An entry is taken out while an action uses it.
-        self._games: OrderedDict[str, _Kept] = OrderedDict()
+        # Decoded games: consecutive actions on one game skip reading and replaying it.
+        # act_from_copy False: every action reads the game first (`boxedin bench actions`
+        # measures that path beside today's).
+        self.copies = GameCopies(_CACHED_GAMES, act_from_copy=act_from_copy)
         # The last state of each recent game: an update carries the changes from it.
         self._states = LastStates(_CACHED_GAMES)
-        # Games whose copy here was found behind the stored game (other replicas change them
-        # too): their actions read the game first, until a read finds the copy up to date.
-        self._behind: OrderedDict[str, None] = OrderedDict()
 
     # --- plumbing ---------------------------------------------------------------------------
 
@@ -188,35 +82,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             raise Refusal("unavailable", "the game store cannot be reached; the game is unchanged") from exc
         if stored is None:
             raise Refusal("no_game", "there is no such game (it may have finished or been replaced)")
-        cached = self._games.pop(game_id, None)
-        if cached is not None and cached.seq == stored.seq:
-            self._behind.pop(game_id, None)  # nobody else changed it since: copies serve again
-            return stored, cached.game
-        if cached is not None and cached.seq < stored.seq and codec.catch_up(cached.game, stored.game):
-            # Another replica changed it since (the gateway spreads calls over replicas): only
-            # the actions this copy lacks are applied.
-            return stored, cached.game
-        return stored, codec.decode(stored.game)
-
-    def _take_kept(self, game_id: str, expected_seq: int) -> tuple[StoredGame, Game] | None:
-        """This process's copy of a game, to change without reading it first: only when it is
-        the copy the action expects and the state it last sent is kept (the update is made from
-        it). The commit then compares the stored seq and revision, so a copy that another
-        replica or a lease renewal left behind changes nothing (the action is tried again on the
-        game as read)."""
-        if not self.act_from_copy or game_id in self._behind:
-            return None
-        kept = self._games.get(game_id)
-        if kept is None or not kept.record_json or (expected_seq >= 0 and expected_seq != kept.seq):
-            return None
-        if self._states.at(game_id, kept.seq) is None:
-            return None
-        try:
-            record = GameRecord.from_json(kept.record_json)
-        except ValueError:
-            return None
-        del self._games[game_id]  # taken: a second action on the game meanwhile reads it
-        return StoredGame(game_id, kept.seq, b"", record, kept.rev, kept.record_json, kept=True), kept.game
+        return stored, self.copies.game_as_read(stored)
 
     async def _load_for(self, game_id: str, device: str, what: View) -> tuple[StoredGame, Game, int]:
         """Loads a game a device may see, with the device's seat. Only the AI service reads a
@@ -226,17 +92,9 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         else:
             caller = Person(device_hash(device))
         stored, game = await self._load(game_id)
-        self._remember(stored, game)
+        self.copies.keep(stored, game)
         seat = authorize(stored.record, game, caller, what)
         return stored, game, seat if isinstance(caller, Person) else 0
-
-    def _remember(self, stored: StoredGame, game: Game) -> None:
-        """Keeps the game as read (or as just stored: ``stored`` then says so)."""
-        game_id = stored.game_id
-        self._games[game_id] = _Kept(stored.seq, stored.rev, game, stored.record_json)
-        self._games.move_to_end(game_id)
-        while len(self._games) > _CACHED_GAMES:
-            self._games.popitem(last=False)
 
     def _snapshot(
         self,
@@ -335,13 +193,21 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             if not stored.kept:
                 CAS_CONFLICTS.inc()
             raise Refusal("busy", "another action on this game was applied at the same moment; try again")
-        self._remember(StoredGame(stored.game_id, seq, b"", record, rev, record_json), game)
+        self.copies.keep(StoredGame(stored.game_id, seq, b"", record, rev, record_json), game)
         self._states.keep(stored.game_id, seq, state)
         if finishes:
             GAMES_FINISHED.labels(mode_of(game), record.opponent).inc()
         return self._snapshot(
             stored.game_id, seq, game, record, state_json, update=body, encoded=encoded, game_facts=game_facts
         )
+
+    async def _store_new(self, game_id: str, game: Game, record: GameRecord, change: Commit) -> None:
+        """Stores a new game (one that must not exist yet) and keeps this process's copy of it."""
+        record_json = record.to_json()
+        rev = await self.store.commit(
+            game_id, mode_of(game), -1, codec.encode(game), record, change, record_json=record_json
+        )
+        self.copies.keep(StoredGame(game_id, 0, b"", record, rev, record_json), game)
 
     async def _guard(self, context: grpc.aio.ServicerContext[_Request, _Reply], work: Awaitable[_Reply]) -> _Reply:
         try:
@@ -377,17 +243,13 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         clock.restart(game, record, now)
         game_id = new_game_id()
         change = Commit(computer_turn=self._computer_turn(game_id, 0, game, record, None))
-        record_json = record.to_json()
         try:
-            rev = await self.store.commit(
-                game_id, mode_of(game), -1, codec.encode(game), record, change, record_json=record_json
-            )
+            await self._store_new(game_id, game, record, change)
             if record.saved:
                 await self.store.make_saved(device, game_id)
         except redis.RedisError as exc:
             raise Refusal("unavailable", "the game store cannot be reached") from exc
         GAMES_CREATED.labels(setup.mode, record.opponent).inc()
-        self._remember(StoredGame(game_id, 0, b"", record, rev, record_json), game)
         state = game_state(game_id, 0, game, record, now)
         self._states.keep(game_id, 0, state)
         return self._snapshot(game_id, 0, game, record, to_json(state))
@@ -422,7 +284,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         # stale or as the repeat, never applied twice. An action with neither is read first and
         # never tried again, as before copies were kept.
         again_safe = request.expected_seq >= 0 or bool(request.repeat_key)
-        kept = self._take_kept(request.game_id, request.expected_seq) if again_safe else None
+        kept = self.copies.take(request.game_id, request.expected_seq, self._states) if again_safe else None
         from_copy = kept is not None
         try:
             if kept is None:
@@ -434,9 +296,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             if not from_copy and (refusal.reason != "busy" or not again_safe):
                 raise
             if from_copy and refusal.reason == "busy":
-                self._behind[request.game_id] = None
-                while len(self._behind) > _CACHED_GAMES:
-                    self._behind.popitem(last=False)
+                self.copies.found_behind(request.game_id)
             # Judged on this process's copy, which may be behind, or lost a race with another
             # change: the game as stored decides (an action that names its seq is then refused
             # as stale, or answered as the repeat of one applied meanwhile).
@@ -457,7 +317,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             # A refused action leaves the game as loaded, so it can be kept for the next one;
             # after a lost race or a failed write it holds an action that was not stored.
             if refusal.reason not in ("busy", "unavailable", "time_up"):
-                self._remember(stored, game)
+                self.copies.keep(stored, game)
             raise
 
     async def _apply(
@@ -550,7 +410,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
 
     async def _saved(self, device: str) -> common_pb2.SavedGameSummary:
         stored, game = await self._saved_game(device)
-        self._remember(stored, game)
+        self.copies.keep(stored, game)
         info = summary(stored.game_id, game, stored.record)
         return common_pb2.SavedGameSummary(
             game_id=stored.game_id,
@@ -671,16 +531,12 @@ class EngineService(engine_pb2_grpc.EngineServicer):
 
     async def _start_online(self, game_id: str, game: Game, record: GameRecord) -> common_pb2.GameSnapshot:
         """Stores a new online game and makes it each player's running online game."""
-        record_json = record.to_json()
         try:
-            rev = await self.store.commit(
-                game_id, mode_of(game), -1, codec.encode(game), record, Commit(online=True), record_json=record_json
-            )
+            await self._store_new(game_id, game, record, Commit(online=True))
             await self.store.make_online([seat.device or "" for seat in record.seats], game_id)
         except redis.RedisError as exc:
             raise Refusal("unavailable", "the game store cannot be reached") from exc
         GAMES_CREATED.labels(mode_of(game), record.opponent).inc()
-        self._remember(StoredGame(game_id, 0, b"", record, rev, record_json), game)
         now = time.time()
         state = game_state(game_id, 0, game, record, now)
         self._states.keep(game_id, 0, state)
@@ -837,7 +693,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             stored, game = await self._load(game_id)
         except Refusal:
             return False
-        self._remember(stored, game)
+        self.copies.keep(stored, game)
         lapsed = online.lapsed_lease(game, stored.record, time.time())
         if lapsed is not None:
             # Nobody vouches for the player's connection any more: they are away from now on.
@@ -857,7 +713,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 )
                 return True
             except Refusal as refusal:
-                self._games.pop(game_id, None)  # it holds the forfeit that was not stored
+                self.copies.forget(game_id)  # it holds the forfeit that was not stored
                 RULE_ERRORS.labels(refusal.reason).inc()
                 log.info("deadline not applied", extra={"game": game_id, "reason": refusal.reason})
                 return False
