@@ -12,6 +12,8 @@ import time
 import urllib.request
 from typing import Any
 
+from prometheus_client.parser import text_string_to_metric_families
+
 from .launcher import Stack, free_port
 from .loadtest import run_load, ws_url
 
@@ -26,30 +28,34 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _TICKS
 
 
-def _scrape(metrics_url: str) -> list[str]:
+Sample = tuple[str, dict[str, str], float]  # a series' name, its labels and its value
+
+
+def _scrape(metrics_url: str) -> list[Sample]:
     with urllib.request.urlopen(metrics_url, timeout=10) as reply:
-        return str(reply.read().decode()).splitlines()
+        text = reply.read().decode()
+    return [(s.name, s.labels, s.value) for family in text_string_to_metric_families(text) for s in family.samples]
 
 
-def _total(lines: list[str], start: str) -> float:
-    return sum(float(line.rsplit(" ", 1)[1]) for line in lines if line.startswith(start))
+def _total(samples: list[Sample], name: str, **labels: str) -> float:
+    return sum(value for n, got, value in samples if n == name and labels.items() <= got.items())
 
 
 def actions_applied(metrics_url: str) -> int:
     """The actions an engine replica applied, from its Prometheus counter."""
-    return round(_total(_scrape(metrics_url), "boxedin_actions_total{"))
+    return round(_total(_scrape(metrics_url), "boxedin_actions_total"))
 
 
 def gc_pauses(metrics_url: str) -> dict[str, tuple[float, float, float]]:
     """A process's garbage collections so far, by generation: seconds paused, collections, and
     those over 50 ms."""
-    lines = _scrape(metrics_url)
+    samples = _scrape(metrics_url)
     figures = {}
     for generation in ("0", "1", "2"):
-        label = f'{{generation="{generation}"'
-        count = _total(lines, f"boxedin_gc_pause_seconds_count{label}")
-        within = _total(lines, f'boxedin_gc_pause_seconds_bucket{label},le="0.05"}}')
-        figures[generation] = (_total(lines, f"boxedin_gc_pause_seconds_sum{label}"), count, count - within)
+        count = _total(samples, "boxedin_gc_pause_seconds_count", generation=generation)
+        within = _total(samples, "boxedin_gc_pause_seconds_bucket", generation=generation, le="0.05")
+        paused = _total(samples, "boxedin_gc_pause_seconds_sum", generation=generation)
+        figures[generation] = (paused, count, count - within)
     return figures
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from .context import PlanContext, Position
 from .facts import captures, my_turn
-from .greedy import greedy_edge
+from .greedy import Greedy
 from .playout import margin, new_shorts, policy_playout, reply_total
 
 
@@ -281,16 +281,7 @@ def points_per_edge_turn(pos: Position, ctx: PlanContext) -> list[int]:
     margin gained under the overlap rule) per missing edge among those the edges left can
     finish, again and again, then draw edges that leave no square one edge short until the roll
     is used up. ``pos`` is left as it was."""
-    me = pos.to_move
-    work = pos.copy()
-    drawn: list[int] = []
-    while my_turn(work, me):
-        edge = greedy_edge(work, ctx)
-        if edge < 0:
-            break
-        work.draw(edge)
-        drawn.append(edge)
-    return drawn
+    return Greedy().plan(pos.copy(), ctx)
 
 
 def candidate_turns(pos: Position, ctx: PlanContext) -> list[tuple[int, ...]]:

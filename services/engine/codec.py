@@ -142,9 +142,10 @@ def catch_up(game: Game, data: bytes) -> bool:
     actions_at = len(now) - 2 * len(game.actions)
     if len(data) < len(now) or data[: actions_at - 4] != now[: actions_at - 4]:
         return False
-    if data[actions_at : len(now)] != now[actions_at:] or len(data) % 2 != len(now) % 2:
+    if data[actions_at : len(now)] != now[actions_at:]:
         return False
     try:
+        # (struct.iter_unpack refuses a tail of odd length before any action is applied.)
         for (word,) in struct.iter_unpack(">H", data[len(now) :]):
             game.apply(_decode_action(game, word))
     except (struct.error, GameError, CodecError):

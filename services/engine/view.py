@@ -15,14 +15,14 @@ from __future__ import annotations
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from .board import EdgeId, Geometry
+from .board import EdgeId, Geometry, Square
 from .game import CHANGE_KINDS, Game, Move
 
 # Each game's move history as JSON, beside the moves it was made from: a move never changes once
 # made, and the history only grows by one move or loses its last (Undo), so a view after an action
 # converts only the moves that are new instead of the whole history every time.
 _HISTORY_JSON: WeakKeyDictionary[Game, list[tuple[Move, dict[str, Any]]]] = WeakKeyDictionary()
-_HELD_JSON: WeakKeyDictionary[Geometry, dict[tuple[int, int, int], dict[str, Any]]] = WeakKeyDictionary()
+_HELD_JSON: WeakKeyDictionary[Geometry, dict[tuple[Square, int, int], dict[str, Any]]] = WeakKeyDictionary()
 
 
 def edge_preview(game: Game, edge: EdgeId, scratch: Any = None) -> dict[str, Any]:
@@ -113,21 +113,19 @@ def game_view(game: Game, *, previews: bool = True) -> dict[str, Any]:
 
 
 def held_squares_json(game: Game) -> list[dict[str, Any]]:
-    """The squares held, by size, row and column. A held square's JSON is made once per board,
-    owner and points and shared by every view (nobody may change it)."""
-    pos = game.position
+    """The squares held (``Game.held_squares``). A held square's JSON is made once per board,
+    square, owner and points and shared by every view (nobody may change it)."""
     made = _HELD_JSON.get(game.geo)
     if made is None:
         made = _HELD_JSON[game.geo] = {}
     held = []
-    for q, square in enumerate(game.geo.squares):
-        if pos.square_status(q) != 1:
-            continue
-        key = (q, pos.square_owner(q) + 1, pos.square_points(q))
+    for h in game.held_squares():
+        key = (h.square, h.owner, h.points)
         json = made.get(key)
         if json is None:
+            square = h.square
             json = made[key] = {
-                "size": square.size, "row": square.row, "col": square.col, "owner": key[1], "points": key[2],
+                "size": square.size, "row": square.row, "col": square.col, "owner": h.owner, "points": h.points,
             }  # fmt: skip
         held.append(json)
     return held

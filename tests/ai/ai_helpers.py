@@ -3,9 +3,12 @@ different test folders would clash by name."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from boxedin.ai.context import PlanContext
+from boxedin.engine.board import Edge, Geometry, geometry
 from boxedin.engine.game import Game
-from boxedin.engine.rules import MODES, Overlap
+from boxedin.engine.rules import MODES, Overlap, RuleSet
 
 
 def new_game(mode: str, overlap: str | None = None, seed: str = "t") -> Game:
@@ -16,3 +19,25 @@ def new_game(mode: str, overlap: str | None = None, seed: str = "t") -> Game:
 def context(game: Game, seed: str = "t", budget: float = 0.05) -> PlanContext:
     return PlanContext(game.rules, game.geo, seed, len(game.history), budget)
 
+
+
+def dice_position_with_open_lines(
+    boxes: int, die: int, open_lines: list[str], roll: int
+) -> tuple[Game, Any, Geometry]:
+    """A dice game on a ``boxes`` board of 1x1 boxes, and a position of it where exactly
+    ``open_lines`` (such as ``"h 0 3"``) are open, rolled ``roll``."""
+    rules = RuleSet(boxes, die)
+    geo = geometry(boxes, (1,))
+    keep = {geo.edge_id(Edge(kind, int(r), int(c))) for kind, r, c in (line.split() for line in open_lines)}
+    game = Game(rules)
+    pos = game.position.copy()
+    for e in range(geo.edge_count):
+        if e in keep:
+            continue
+        if pos.phase == 0:
+            pos.roll(die)
+        pos.draw(e)
+    if pos.phase == 1:
+        pos.end_turn()
+    pos.roll(roll)
+    return game, pos, geo

@@ -8,9 +8,11 @@ import pytest
 from boxedin.ai import playout
 from boxedin.ai.turn import take_turn
 from boxedin.engine.backend import BackendUnavailable, load
-from boxedin.engine.board import Edge, geometry
+from boxedin.engine.board import geometry
 from boxedin.engine.game import Game
-from boxedin.engine.rules import MODES, Overlap, RuleSet
+from boxedin.engine.rules import MODES, Overlap
+
+from ai_helpers import dice_position_with_open_lines
 
 CASES = [
     ("standard", None),
@@ -103,24 +105,6 @@ def test_hard_plays_the_same_turns_on_either_core(mode, overlap):
         assert games[0].position.state_array() == games[1].position.state_array()
 
 
-def dice_position_with_open_lines(boxes: int, die: int, open_lines: list[str], roll: int):
-    """A dice position on a ``boxes`` board where exactly ``open_lines`` are open, rolled."""
-    rules = RuleSet(boxes, die)
-    geo = geometry(boxes, (1,))
-    keep = {geo.edge_id(Edge(kind, int(r), int(c))) for kind, r, c in (line.split() for line in open_lines)}
-    pos = Game(rules).position.copy()
-    for e in range(geo.edge_count):
-        if e in keep:
-            continue
-        if pos.phase == 0:
-            pos.roll(die)
-        pos.draw(e)
-    if pos.phase == 1:
-        pos.end_turn()
-    pos.roll(roll)
-    return pos, geo
-
-
 def test_playout_policy_takes_the_chain_and_leaves_no_square_one_short():
     # 4x4 boxes, d6, rolled 6. A lone box two lines short in the top right corner (its top and
     # right lines open) and the bottom row a chain of four boxes, each missing its left and right
@@ -128,7 +112,7 @@ def test_playout_policy_takes_the_chain_and_leaves_no_square_one_short():
     # the next ones at a line each: the policy follows the chain to its end (5 lines, 4 boxes),
     # and then ends its turn rather than leave the lone box one line short.
     chain = [f"v 3 {c}" for c in range(5)]
-    pos, geo = dice_position_with_open_lines(4, 6, ["h 0 3", "v 0 4", *chain], 6)
+    _, pos, geo = dice_position_with_open_lines(4, 6, ["h 0 3", "v 0 4", *chain], 6)
     me = pos.to_move
     before = pos.score(me)
     playout.policy_playout(pos, 7, 1)

@@ -5,30 +5,9 @@ from __future__ import annotations
 
 from boxedin.ai.greedy import Greedy
 from boxedin.ai.levels import LEVELS, MATCH_LEVELS, make_player
-from boxedin.engine.board import Edge, geometry
-from boxedin.engine.game import Game
-from boxedin.engine.rules import RuleSet
+from boxedin.engine.board import Edge
 
-from ai_helpers import context, new_game
-
-
-def position_with_open_lines(boxes: int, die: int, open_lines: list[str], roll: int):
-    """A dice position on a ``boxes`` board where exactly ``open_lines`` are open, rolled."""
-    rules = RuleSet(boxes, die)
-    geo = geometry(boxes, (1,))
-    keep = {geo.edge_id(Edge(kind, int(r), int(c))) for kind, r, c in (line.split() for line in open_lines)}
-    game = Game(rules)
-    pos = game.position.copy()
-    for e in range(geo.edge_count):
-        if e in keep:
-            continue
-        if pos.phase == 0:
-            pos.roll(die)
-        pos.draw(e)
-    if pos.phase == 1:
-        pos.end_turn()
-    pos.roll(roll)
-    return game, pos, geo
+from ai_helpers import context, dice_position_with_open_lines, new_game
 
 
 def test_greedy_takes_the_best_points_per_edge_then_ends_rather_than_set_a_square_up():
@@ -36,7 +15,7 @@ def test_greedy_takes_the_best_points_per_edge_then_ends_rather_than_set_a_squar
     # and (2,2) miss two rim lines each (two edges for a point). Greedy takes (0,0), then (0,2)
     # (the lower square id among equals), and with one edge left ends its turn: the only lines
     # left would leave (2,2) one edge short.
-    game, pos, geo = position_with_open_lines(3, 6, ["h 0 0", "h 0 2", "v 0 3", "h 3 2", "v 2 3"], 4)
+    game, pos, geo = dice_position_with_open_lines(3, 6, ["h 0 0", "h 0 2", "v 0 3", "h 3 2", "v 2 3"], 4)
     me = pos.to_move
     before = pos.score(me)
     drawn = Greedy().plan(pos, context(game))

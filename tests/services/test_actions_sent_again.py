@@ -12,13 +12,18 @@ from boxedin.loadtest import open_edges
 from wsclient import Browser
 
 
+def _rolled_local_game(browser: Browser) -> tuple[str, int]:
+    """A new local Mini game, rolled: its id and seq."""
+    browser.hello()
+    browser.new_game(mode="mini", opponent="local")
+    browser.act(type="roll")
+    return browser.game_id, browser.seq
+
+
 def test_an_action_sent_again_through_another_gateway_is_answered_with_its_first_result(live_stack: Stack) -> None:
     player = Browser(live_stack.url(0))
     try:
-        player.hello()
-        player.new_game(mode="mini", opponent="local")
-        player.act(type="roll")
-        game, seq = player.game_id, player.seq
+        game, seq = _rolled_local_game(player)
         edge = open_edges(player.state or {})[0]
         draw = {"type": "draw", "game": game, "edge": edge, "seq": seq, "id": "page-7f3a-12"}
         player.send(**draw)
@@ -46,10 +51,7 @@ def test_an_action_sent_again_through_another_gateway_is_answered_with_its_first
 def test_a_refused_action_sent_again_gets_the_same_refusal(live_stack: Stack) -> None:
     browser = Browser(live_stack.url())
     try:
-        browser.hello()
-        browser.new_game(mode="mini", opponent="local")
-        browser.act(type="roll")
-        game, seq = browser.game_id, browser.seq
+        game, seq = _rolled_local_game(browser)
         outside = {"type": "draw", "game": game, "edge": ["h", 9, 9], "seq": seq, "id": "page-b1-3"}
         first = browser.request(**outside)
         assert first["type"] == "error" and first["code"] == "illegal_edge"
@@ -82,10 +84,7 @@ def test_an_action_sent_twice_at_once_is_applied_once_and_the_other_sending_ackn
     was applied, and the game moves on by one."""
     first = Browser(live_stack.url(0))
     try:
-        first.hello()
-        first.new_game(mode="mini", opponent="local")
-        first.act(type="roll")
-        game, seq = first.game_id, first.seq
+        game, seq = _rolled_local_game(first)
         second = Browser(live_stack.url(1), device=first.device)
         try:
             second.hello(game=game, seq=None)
