@@ -185,10 +185,15 @@ class Game:
 
     def held_squares(self) -> list[HeldSquare]:
         """Squares captured and neither removed nor dead, by size, row and column."""
+        squares = self.geo.squares
+        return [HeldSquare(squares[q], owner, points) for q, owner, points in self.held_square_ids()]
+
+    def held_square_ids(self) -> list[tuple[SquareId, Player, int]]:
+        """``held_squares`` as square ids with owner and points (no objects made: views)."""
         pos = self.position
         return [
-            HeldSquare(sq, pos.square_owner(q) + 1, pos.square_points(q))
-            for q, sq in enumerate(self.geo.squares)
+            (q, pos.square_owner(q) + 1, pos.square_points(q))
+            for q in range(self.geo.square_count)
             if pos.square_status(q) == 1
         ]
 

@@ -15,14 +15,14 @@ from __future__ import annotations
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from .board import EdgeId, Geometry, Square
+from .board import EdgeId, Geometry
 from .game import CHANGE_KINDS, Game, Move
 
 # Each game's move history as JSON, beside the moves it was made from: a move never changes once
 # made, and the history only grows by one move or loses its last (Undo), so a view after an action
 # converts only the moves that are new instead of the whole history every time.
 _HISTORY_JSON: WeakKeyDictionary[Game, list[tuple[Move, dict[str, Any]]]] = WeakKeyDictionary()
-_HELD_JSON: WeakKeyDictionary[Geometry, dict[tuple[Square, int, int], dict[str, Any]]] = WeakKeyDictionary()
+_HELD_JSON: WeakKeyDictionary[Geometry, dict[tuple[int, int, int], dict[str, Any]]] = WeakKeyDictionary()
 
 
 def edge_preview(game: Game, edge: EdgeId, scratch: Any = None) -> dict[str, Any]:
@@ -119,13 +119,13 @@ def held_squares_json(game: Game) -> list[dict[str, Any]]:
     if made is None:
         made = _HELD_JSON[game.geo] = {}
     held = []
-    for h in game.held_squares():
-        key = (h.square, h.owner, h.points)
+    for key in game.held_square_ids():
         json = made.get(key)
         if json is None:
-            square = h.square
+            q, owner, points = key
+            square = game.geo.squares[q]
             json = made[key] = {
-                "size": square.size, "row": square.row, "col": square.col, "owner": h.owner, "points": h.points,
+                "size": square.size, "row": square.row, "col": square.col, "owner": owner, "points": points,
             }  # fmt: skip
         held.append(json)
     return held
