@@ -142,6 +142,27 @@ def test_the_same_action_again_is_answered_as_the_repeat_of_the_first_not_applie
     asyncio.run(scenario())
 
 
+def test_an_action_sent_again_after_the_turn_passed_to_the_computer_is_answered_as_the_repeat(
+    redis_url: str,
+) -> None:
+    """A player's last edge of a turn, whose reply was lost (Redis went down as it answered): by
+    the time it comes again it is the computer's turn, and it is answered as the repeat of the
+    edge it drew, not refused as out of turn (seen in the Redis fault test)."""
+
+    async def scenario() -> None:
+        async with _two_replicas(redis_url, "test-copy-repeat-turn:") as (first, second):
+            setup = common_pb2.GameSetup(mode="standard", opponent="ai", level="normal", first=1)
+            created = await first._create(engine_pb2.CreateGameRequest(device=DEVICE, setup=setup))
+            draw = _draw(created.game_id, ("h", 0, 0), repeat_key="5eed" * 8)
+            applied = await first.act(draw)
+            assert json.loads(applied.state_json)["to_move"] == 2  # the computer's turn now
+            again = await second.act(draw)
+            assert again.repeat_of == applied.seq and again.seq == applied.seq
+            assert (await first._get(created.game_id, DEVICE)).seq == applied.seq
+
+    asyncio.run(scenario())
+
+
 def test_an_act_reply_carries_the_whole_state_only_when_asked(redis_url: str) -> None:
     async def scenario() -> None:
         async with _two_replicas(redis_url, "test-copy-whole:") as (first, _):

@@ -324,12 +324,14 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         self, request: engine_pb2.ActRequest, caller: Caller, action: Action, stored: StoredGame, game: Game
     ) -> common_pb2.GameSnapshot:
         record = stored.record
-        seat = authorize(record, game, caller, action)
         if request.repeat_key and (request.expected_seq < 0 or request.expected_seq != stored.seq):
-            # Perhaps this very action, sent again: it was applied if its seq was kept.
-            repeated = await self._repeated(request, stored, game, seat)
+            # Perhaps this very action, sent again: it was applied if its seq was kept. Asked
+            # before the action is judged, as the game has moved on since (after a player's
+            # last edge it is the computer's turn): only that the caller holds a seat counts.
+            repeated = await self._repeated(request, stored, game, authorize(record, game, caller, "view"))
             if repeated is not None:
                 return repeated
+        seat = authorize(record, game, caller, action)
         if request.expected_seq >= 0 and request.expected_seq != stored.seq:
             raise Refusal("stale", f"the game has moved on (it is at {stored.seq}, not {request.expected_seq})")
         if game.over:
