@@ -81,4 +81,3 @@ PAIRING_TIME = Histogram(
     "Find Match: from a player's find_match frame to their game, as their gateway saw it",
     buckets=(0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300),
 )
-

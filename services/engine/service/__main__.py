@@ -19,8 +19,9 @@ async def main() -> None:
     config = settings()
     setup_logging("engine", config.log_level)
     client = connect(config)
+    store = GameStore(client, config.keys(), config.updates_kept)
     service = EngineService(
-        GameStore(client, config.keys(), config.updates_kept),
+        store,
         move_limit=config.move_limit_seconds,
         grace=config.online_grace_seconds,
         lease=config.online_lease_seconds,
@@ -32,6 +33,7 @@ async def main() -> None:
     async def stop() -> None:
         await deadlines.stop()
         await service.figures.stop()
+        store.close()
         await client.aclose()
 
     await serve(

@@ -51,7 +51,8 @@ async def measure(
 ) -> dict[str, Any]:
     client = aioredis.Redis.from_url(redis_url)
     now = PATHS[path]
-    engine = EngineService(GameStore(client, Keys(f"bench-actions-{path}:")), act_from_copy=now)
+    store = GameStore(client, Keys(f"bench-actions-{path}:"), line=now)
+    engine = EngineService(store, act_from_copy=now)
     act_as("gateway")
     rng = random.Random(seed)
     actions, cpu, wall = 0, 0.0, 0.0
@@ -81,6 +82,7 @@ async def measure(
                 else:
                     state = json.loads(snapshot.state_json)
     finally:
+        store.close()
         await client.aclose()
     return {
         "mode": mode, "path": path, "games": games, "actions": actions,

@@ -19,6 +19,7 @@ from typing import cast
 import redis.asyncio as redis
 
 from boxedin.common.keys import Keys, partition_of
+from boxedin.common.script_line import LineUnavailable, ScriptLine
 from boxedin.engine.rules import MODES
 from boxedin.v1 import common_pb2
 
@@ -180,7 +181,7 @@ def _ms(moment: float | None) -> str:
 
 
 class GameStore:
-    def __init__(self, client: redis.Redis, keys: Keys, updates_kept: int = 500) -> None:
+    def __init__(self, client: redis.Redis, keys: Keys, updates_kept: int = 500, *, line: bool = True) -> None:
         self.redis = client
         self.keys = keys
         self.updates_kept = updates_kept
@@ -190,6 +191,14 @@ class GameStore:
         self._claim_due = client.register_script(_CLAIM_DUE)
         self._delete_game = client.register_script(_DELETE_GAME)
         self._forget_saved = client.register_script(_FORGET_SAVED)
+        # Commits, one an action, go over a line of their own (boxedin.common.script_line);
+        # ``line=False`` leaves them to redis-py (the benchmark's path before issue 14).
+        self._line = ScriptLine.for_client(client) if line else None
+
+    def close(self) -> None:
+        """Closes the commits' line (the client is its owner's to close)."""
+        if self._line is not None:
+            self._line.close()
 
     def _game_keys(self, game_id: str, mode: str = "custom") -> list[str]:
         partition = partition_of(game_id, self.keys.partitions)
@@ -235,25 +244,29 @@ class GameStore:
         when the game was not as expected (nothing is stored). ``record_json``: the record
         already serialised. ``repeat_key``: the action's identity for a repeat, under which the
         new seq is kept a minute (keys.action_applied)."""
-        done = await self._commit(
-            keys=[*self._game_keys(game_id, mode), self.keys.action_applied(game_id, repeat_key)],
-            args=[
-                expected_seq, expected_seq + 1, game, record_json if record_json is not None else record.to_json(),
-                change.update.SerializeToString() if change.update is not None else "",
-                self.updates_kept, self.keys.channel(game_id), game_id,
-                game_ttl(mode, change.over),
-                _ms(record.next_deadline()),
-                change.computer_turn.SerializeToString() if change.computer_turn is not None else "",
-                WORK_KEPT,
-                change.finished_game.SerializeToString() if change.finished_game is not None else "",
-                round(time.time() * 1000),
-                "1" if change.over else "0",
-                "1" if change.online else "0",
-                FINISHED_KEPT,
-                "" if expected_rev is None else expected_rev,
-                "1" if repeat_key else "0",
-            ],
-        )  # fmt: skip
+        keys = [*self._game_keys(game_id, mode), self.keys.action_applied(game_id, repeat_key)]
+        args: list[str | bytes | int] = [
+            expected_seq, expected_seq + 1, game, record_json if record_json is not None else record.to_json(),
+            change.update.SerializeToString() if change.update is not None else "",
+            self.updates_kept, self.keys.channel(game_id), game_id,
+            game_ttl(mode, change.over),
+            _ms(record.next_deadline()),
+            change.computer_turn.SerializeToString() if change.computer_turn is not None else "",
+            WORK_KEPT,
+            change.finished_game.SerializeToString() if change.finished_game is not None else "",
+            round(time.time() * 1000),
+            "1" if change.over else "0",
+            "1" if change.online else "0",
+            FINISHED_KEPT,
+            "" if expected_rev is None else expected_rev,
+            "1" if repeat_key else "0",
+        ]  # fmt: skip
+        if self._line is not None:
+            try:
+                return int(await self._line.evalsha(self._commit, keys, args))
+            except LineUnavailable:
+                pass  # redis-py makes the call: it connects, loads the script, tries again
+        done = await self._commit(keys=keys, args=args)
         return int(done)
 
     async def applied_seq(self, game_id: str, repeat_key: str) -> int | None:
