@@ -296,6 +296,7 @@ class Row:
     refusals: Counter[str]
     reconnects: int
     orphans: int
+    slowest: str  # the game of the slowest player to resume
 
 
 class Unavailable(Exception):
@@ -386,13 +387,13 @@ def table(request: pytest.FixtureRequest) -> Iterator[list[Row]]:
     lines = [
         "recovery after SIGKILL, 20 games in play (times in s; resume = from ready again to the next move)",
         f"{'killed':<8} {'exit':<18} {'down':>5} {'start':>6} {'resume max':>10} {'median':>7} "
-        f"{'reconnects':>10} {'orphans':>7}  refusals",
+        f"{'reconnects':>10} {'orphans':>7}  refusals; the slowest game",
     ]
     for row in rows:
         refusals = ", ".join(f"{code} {count}" for code, count in sorted(row.refusals.items())) or "-"
         lines.append(
             f"{row.name:<8} {row.exit:<18} {row.down:>5.1f} {row.restart_to_ready:>6.1f} {row.resume_max:>10.2f} "
-            f"{row.resume_median:>7.2f} {row.reconnects:>10} {row.orphans:>7}  {refusals}"
+            f"{row.resume_median:>7.2f} {row.reconnects:>10} {row.orphans:>7}  {refusals}; {row.slowest}"
         )
     text = "\n".join(lines)
     OUTPUT.mkdir(parents=True, exist_ok=True)
@@ -400,6 +401,10 @@ def table(request: pytest.FixtureRequest) -> Iterator[list[Row]]:
     capture = request.config.pluginmanager.getplugin("capturemanager")
     with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
         print("\n" + text)
+
+
+def _setup_of(player: Player) -> str:
+    return " ".join(str(value) for value in player.setup.values())
 
 
 @pytest.mark.parametrize("name", KILLED)
@@ -436,6 +441,7 @@ def test_a_killed_process_comes_back_and_every_game_goes_on(
             sum((p.refusals for p in players), Counter[str]()) - refusals_before,
             sum(p.reconnects for p in players) - reconnects_before,
             len(orphans),
+            _setup_of(max(players, key=lambda p: delays.get(p.index, float("inf")))),
         )
     )
     stalled = [p.describe() for p in players if resumed[p.index] is None]

@@ -44,6 +44,11 @@ log = logging.getLogger("boxedin.ai.turns")
 _RETRIES = 20
 # Refusals after which the turn is not the computer's to play any more.
 _OVER = ("no_game", "game_over", "not_your_turn", "not_your_game")
+# Waits between tries while the engine or Redis is coming back: doubling from 0.1 s, at most
+# 0.5 s. A longer wait is what the player waits on top of the computer's pause and thinking
+# once the store is back (with a 2 s cap, the Redis fault test once resumed after 3.03 s).
+_BACK_SOON = 0.05
+_BACK_AT_MOST = 0.5
 
 
 def action_to_proto(action: dict[str, Any]) -> common_pb2.Action:
@@ -197,7 +202,7 @@ class TurnPlayer(GroupReader):
                     # The engine or Redis is coming back: keep the turn (it stays fresh while
                     # active) and try again shortly rather than leave it idle to be claimed.
                     retries += 1
-                    await asyncio.sleep(min(2.0, 0.1 * 2**retries))
+                    await asyncio.sleep(min(_BACK_AT_MOST, _BACK_SOON * 2**retries))
                     continue
                 log.warning("computer turn interrupted", extra={"game": job.game_id, "reason": refusal.reason})
                 return False
