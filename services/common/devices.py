@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 
@@ -16,6 +17,8 @@ def check_device(device: str) -> str:
     return device
 
 
+# Every action a person makes names the device: the hashes of the devices playing now are kept.
+@functools.lru_cache(maxsize=4096)
 def device_hash(device: str) -> str:
     """What the services keep of a device token: its SHA-256, never the token itself."""
     return hashlib.sha256(check_device(device).encode()).hexdigest()

@@ -12,6 +12,7 @@ change that did not happen.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from typing import cast
@@ -176,6 +177,21 @@ class Commit:
     online: bool = False
 
 
+# Every commit names its game's keys: those of the games played now are kept.
+@functools.lru_cache(maxsize=8192)
+def _game_keys(keys: Keys, game_id: str, mode: str) -> tuple[str, ...]:
+    partition = partition_of(game_id, keys.partitions)
+    return (
+        keys.game(game_id),
+        keys.updates(game_id),
+        keys.work(partition),
+        keys.deadlines(partition),
+        keys.finished(partition),
+        keys.running(partition, mode),
+        keys.running_online(partition, mode),
+    )
+
+
 def _ms(moment: float | None) -> str:
     return "" if moment is None else str(round(moment * 1000))
 
@@ -201,16 +217,7 @@ class GameStore:
             self._line.close()
 
     def _game_keys(self, game_id: str, mode: str = "custom") -> list[str]:
-        partition = partition_of(game_id, self.keys.partitions)
-        return [
-            self.keys.game(game_id),
-            self.keys.updates(game_id),
-            self.keys.work(partition),
-            self.keys.deadlines(partition),
-            self.keys.finished(partition),
-            self.keys.running(partition, mode),
-            self.keys.running_online(partition, mode),
-        ]
+        return list(_game_keys(self.keys, game_id, mode))
 
     async def load(self, game_id: str) -> StoredGame | None:
         # decode_responses is off: the client returns bytes.
