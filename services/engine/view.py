@@ -138,12 +138,16 @@ def history_json(game: Game) -> list[dict[str, Any]]:
     if kept is None:
         kept = _HISTORY_JSON[game] = []
     history = game.history
-    same = 0
-    for (move, _), current in zip(kept, history, strict=False):
-        if move is not current:
-            break
-        same += 1
-    del kept[same:]
+    same = len(kept)
+    # Usually the history only grew since (one move more): its kept part is all still there
+    # when its last move is. Otherwise (an undo) find where the two part.
+    if same > len(history) or (same and kept[-1][0] is not history[same - 1]):
+        same = 0
+        for (move, _), current in zip(kept, history, strict=False):
+            if move is not current:
+                break
+            same += 1
+        del kept[same:]
     kept.extend((move, move.to_json()) for move in history[same:])
     return [json for _, json in kept]
 
