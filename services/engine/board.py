@@ -78,10 +78,11 @@ class Geometry:
         self._square_ids = {sq: i for i, sq in enumerate(self.squares)}
         # Each edge as JSON, alone and drawn by player 1 or 2: built once, shared by every view
         # of a game on this board (never changed), which also lets comparing two views of the
-        # board find the edges they share by identity.
+        # board find the edges they share by identity. Drawn: at ``edge * 2 + player - 1``, as
+        # the position's ``drawn_codes`` names them.
         self.edge_json: tuple[list[object], ...] = tuple(e.to_json() for e in self.edges)
-        self.drawn_edge_json: tuple[tuple[list[object], list[object]], ...] = tuple(
-            ([*e.to_json(), 1], [*e.to_json(), 2]) for e in self.edges
+        self.drawn_edge_json: tuple[list[object], ...] = tuple(
+            drawn for e in self.edges for drawn in ([*e.to_json(), 1], [*e.to_json(), 2])
         )
 
         outline = [[self.edge_id(e) for e in self.outline_of(sq)] for sq in self.squares]

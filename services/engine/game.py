@@ -190,17 +190,11 @@ class Game:
 
     def held_square_ids(self) -> list[tuple[SquareId, Player, int]]:
         """``held_squares`` as square ids with owner and points (no objects made: views)."""
-        pos = self.position
-        return [
-            (q, pos.square_owner(q) + 1, pos.square_points(q))
-            for q in range(self.geo.square_count)
-            if pos.square_status(q) == 1
-        ]
+        return [(q, owner + 1, points) for q, owner, points in self.position.held_list()]
 
     def dead_edges(self) -> list[EdgeId]:
         """Open edges that can no longer score, in edge order (h before v, row, column)."""
-        pos = self.position
-        return [e for e in pos.open_edge_list() if pos.edge_dead(e)]
+        return self.position.dead_edge_list()
 
     def box_holders(self) -> list[Player | None]:
         """Under territory, the holder of every box (row-major); None where nobody holds it."""

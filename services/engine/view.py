@@ -73,7 +73,6 @@ def game_view(game: Game, *, previews: bool = True) -> dict[str, Any]:
     rules = game.rules
     pos = game.position
     open_edges = pos.open_edge_list()
-    dead = set(game.dead_edges())
     drawn = geo.drawn_edge_json
     view: dict[str, Any] = {
         "mode": game.mode.id if game.mode else None,
@@ -99,9 +98,9 @@ def game_view(game: Game, *, previews: bool = True) -> dict[str, Any]:
         "can_undo": game.can_undo,
         "can_end_turn": game.can_end_turn,
         "open_edges": len(open_edges),
-        "edges": [drawn[e][by - 1] for e in range(geo.edge_count) if (by := pos.drawn_by(e))],
+        "edges": [drawn[code] for code in pos.drawn_codes()],
         "squares": held_squares_json(game),
-        "dead_edges": [geo.edge_json[e] for e in sorted(dead)],
+        "dead_edges": [geo.edge_json[e] for e in game.dead_edges()],  # in edge order
         "history": history_json(game),
     }
     if rules.overlap.id == "territory":
