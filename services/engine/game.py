@@ -194,7 +194,8 @@ class Game:
 
     def dead_edges(self) -> list[EdgeId]:
         """Open edges that can no longer score, in edge order (h before v, row, column)."""
-        return self.position.dead_edge_list()
+        dead: list[EdgeId] = self.position.dead_edge_list()
+        return dead
 
     def box_holders(self) -> list[Player | None]:
         """Under territory, the holder of every box (row-major); None where nobody holds it."""
