@@ -67,9 +67,9 @@ class GameCopies:
             return None
         if states.at(game_id, kept.seq) is None:
             return None
+        # Taken out, the copy is the action's own: its record was copied when it was kept.
         del self._copies[game_id]
-        # Copying the record costs a sixth of reading it back from its JSON.
-        return StoredGame(game_id, kept.seq, b"", kept.record.copy(), kept.rev, kept.record_json, kept=True), kept.game
+        return StoredGame(game_id, kept.seq, b"", kept.record, kept.rev, kept.record_json, kept=True), kept.game
 
     def found_behind(self, game_id: str) -> None:
         """A copy taken was behind the stored game: the game's actions read it first from now."""

@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+import orjson
+
 from boxedin.common.reasons import Refusal
 from boxedin.engine.actions import Action, EndTurn, Resign, Roll, Timeout
 from boxedin.engine.actions import Draw as DrawAction
@@ -144,7 +146,7 @@ class GameRecord:
         fields["seats"] = [{f: getattr(seat, f) for f in Seat.__dataclass_fields__} for seat in self.seats]
         if self.online_state is not None:
             fields["online_state"] = {f: getattr(self.online_state, f) for f in OnlineRecord.__dataclass_fields__}
-        return json.dumps(fields, separators=(",", ":"))
+        return orjson.dumps(fields).decode()
 
     @staticmethod
     def from_json(text: str | bytes) -> GameRecord:

@@ -4,8 +4,9 @@ the record keeps beside it. Previews of every open edge go only to games that sh
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+import orjson
 
 from boxedin.engine.game import Game
 from boxedin.engine.view import game_view
@@ -41,7 +42,8 @@ def game_state(game_id: str, seq: int, game: Game, record: GameRecord, now: floa
 
 
 def to_json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
+    # orjson: compact, and UTF-8 as it is (json.dumps would escape a name's accents).
+    return orjson.dumps(value).decode()
 
 
 def update_frame(seq: int, action: dict[str, Any], changes_json: str) -> str:
