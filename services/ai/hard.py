@@ -5,7 +5,8 @@ Dice games: Hard draws up a few whole turns and keeps the one whose balance is b
 - the turns it considers: the squares that pay the most points per edge and can be finished this
   turn, taken one after another, then (with edges to spare) edges that leave no square one edge
   short, stopping after any of those edges; its planned turn (``hard_dice_steps``: the squares
-  followed step by step while the one-reply balance improves) and every shorter version of it;
+  followed step by step while the one-reply balance improves, up to 64 ways of going on kept at
+  each step, fewer as the board's squares grow: ``hard_plan_width``) and every shorter version of it;
   and, for the compulsory first edge, the few edges that help the opponent least;
 - the balance of a turn (``turn_value``): the margin it gains, then for every face of the die the
   opponent's reply played out (the playout policy's turn: it takes what the turn left and builds
@@ -271,9 +272,25 @@ def opening_cost(pos: Position, edge: int) -> int:
 
 QUIET_CANDIDATES = 8  # first edges that help the opponent least, each a one-edge turn
 MAX_CANDIDATES = 40  # turns weighed at most (the first ones found): keeps big boards quick
+# Hard's own plan is followed wider than Expert's starting plan (PLAN_WIDTH): a square plus the
+# squares its edges bring within reach is often only found a few ways down the list, and Hard's
+# think time has room for it. Measured against greedy, 600 Classic games (seed dev2): width 8
+# won 61.2% (margin +1.74), 32 won 65.7% (+2.43), 64 won 67.0% (+2.55); 128 won no more. The
+# work grows with the squares on the board, so the width is shared out by squares: 64 up to
+# Classic's 49 squares, 21 on Strategic's 145, where it gained only +0.8 +- 0.5 points a game
+# (300 games, seed dev3) and 64 cost more think time than it won.
+HARD_PLAN_WORK = 64 * 49
+HARD_PLAN_WIDTH_MAX = 64
 # Big Squares (194 squares) and Expert (302): the one-reply plan is followed a quarter as wide.
 BIG_BOARD_SQUARES = 150
 REPLY_SEED = 1000  # the seed of the reply's playout on face f is REPLY_SEED + f
+
+
+def hard_plan_width(squares: int) -> int:
+    """How many ways of going on Hard's own plan keeps at each step, on a board of ``squares``."""
+    if squares > BIG_BOARD_SQUARES:
+        return PLAN_WIDTH // 4
+    return max(PLAN_WIDTH, min(HARD_PLAN_WIDTH_MAX, HARD_PLAN_WORK // max(squares, 1)))
 
 
 def points_per_edge_turn(pos: Position, ctx: PlanContext) -> list[int]:
@@ -289,8 +306,7 @@ def candidate_turns(pos: Position, ctx: PlanContext) -> list[tuple[int, ...]]:
     me = pos.to_move
     found: list[tuple[int, ...]] = []
     quiet = quiet_steps(pos, ctx, me, margin(pos, me)) if pos.drawn_this_turn == 0 else None
-    width = PLAN_WIDTH if ctx.geo.square_count <= BIG_BOARD_SQUARES else PLAN_WIDTH // 4
-    planned = hard_dice_steps(pos.copy(), ctx, width, quiet)
+    planned = hard_dice_steps(pos.copy(), ctx, hard_plan_width(ctx.geo.square_count), quiet)
     prefix: tuple[int, ...] = ()
     for step in planned:
         prefix += step.edges
