@@ -175,6 +175,10 @@ class ScriptLine:
             raise LineUnavailable(f"Redis refused the line's connection ({exc})") from exc
         return protocol
 
+    def waiting_calls(self) -> int:
+        """Calls written and not answered yet."""
+        return len(self._protocol.waiting) if self._protocol is not None else 0
+
     def close(self) -> None:
         if self._protocol is not None and self._protocol.transport is not None:
             self._protocol.transport.close()

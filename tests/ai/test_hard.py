@@ -34,10 +34,7 @@ def test_hard_plays_the_turn_with_the_best_balance_among_those_it_weighs(mode, o
     while not game.over and checked < 12:
         seed = f"weigh:{len(game.history)}"
         actions = take_turn(game, "hard", seed=seed)
-        pos = game.position.copy()
-        for action in actions:
-            if isinstance(action, Roll):
-                pos.roll(action.face)
+        pos = _rolled(game, actions)
         # The same circumstances as the turn's own: the same seed, the same point in the game.
         weighed = candidate_turns(pos.copy(), context(game, seed=seed))
         played = tuple(game.geo.edge_id(a.edge) for a in actions if isinstance(a, Draw))
@@ -72,10 +69,7 @@ def test_a_wider_plan_is_worth_at_least_as_much_as_expert_s_starting_plan_on_cla
     while not game.over:
         seed = f"wide:{len(game.history)}"
         actions = take_turn(game, "hard", seed=seed)
-        pos = game.position.copy()
-        for action in actions:
-            if isinstance(action, Roll):
-                pos.roll(action.face)
+        pos = _rolled(game, actions)
         me, start = pos.to_move, margin(pos, pos.to_move)
         balances = []
         for width in (PLAN_WIDTH, hard_plan_width(game.geo.square_count)):
@@ -88,6 +82,15 @@ def test_a_wider_plan_is_worth_at_least_as_much_as_expert_s_starting_plan_on_cla
         for action in actions:
             game.apply(action)
     assert wide > narrow and better > 0
+
+
+def _rolled(game, actions):
+    """The position the turn's edges were chosen in: the game's, after the turn's roll."""
+    pos = game.position.copy()
+    for action in actions:
+        if isinstance(action, Roll):
+            pos.roll(action.face)
+    return pos
 
 
 def _squares(mode: str) -> int:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -52,65 +52,61 @@ async def _loaded(client: aioredis.Redis, source: str) -> Any:
     return client.register_script(source)
 
 
-@in_a_loop
-async def test_calls_made_at_once_each_get_their_own_reply_over_one_connection(client: aioredis.Redis) -> None:
+@contextlib.asynccontextmanager
+async def _a_line(client: aioredis.Redis) -> AsyncIterator[ScriptLine]:
+    """A line to the client's Redis, closed after the test."""
     line = ScriptLine.for_client(client)
     assert line is not None
-    echo = await _loaded(client, ECHO)
     try:
+        yield line
+    finally:
+        line.close()
+
+
+@in_a_loop
+async def test_calls_made_at_once_each_get_their_own_reply_over_one_connection(client: aioredis.Redis) -> None:
+    echo = await _loaded(client, ECHO)
+    async with _a_line(client) as line:
         replies = await asyncio.gather(*(line.evalsha(echo, [], [f"call {i}"]) for i in range(200)))
         assert replies == [f"call {i}".encode() for i in range(200)]
         assert len(await _line_connections(client)) == 1
-    finally:
-        line.close()
 
 
 @in_a_loop
 async def test_an_error_the_script_answers_is_redis_pys_error_and_the_line_goes_on(client: aioredis.Redis) -> None:
-    line = ScriptLine.for_client(client)
-    assert line is not None
     fails, echo = await _loaded(client, FAILS), await _loaded(client, ECHO)
-    try:
+    async with _a_line(client) as line:
         with pytest.raises(ResponseError, match="the script says no"):
             await line.evalsha(fails, [], ["x"])
         assert await line.evalsha(echo, [], ["after"]) == b"after"
-    finally:
-        line.close()
 
 
 @in_a_loop
 async def test_a_script_redis_does_not_know_is_left_to_redis_py(client: aioredis.Redis) -> None:
-    line = ScriptLine.for_client(client)
-    assert line is not None
     never_loaded = client.register_script("return 'never loaded ' .. ARGV[1]")
-    try:
+    async with _a_line(client) as line:
         with pytest.raises(LineUnavailable, match="does not know the script"):
             await line.evalsha(never_loaded, [], ["x"])
-    finally:
-        line.close()
 
 
 @in_a_loop
 async def test_a_call_whose_caller_gave_up_does_not_take_the_next_calls_reply(client: aioredis.Redis) -> None:
-    line = ScriptLine.for_client(client)
-    assert line is not None
     echo = await _loaded(client, ECHO)
-    try:
+    async with _a_line(client) as line:
+        assert await line.evalsha(echo, [], ["connected"]) == b"connected"
         first = asyncio.ensure_future(line.evalsha(echo, [], ["first"]))
-        await asyncio.sleep(0)  # written, its reply not read yet
+        # Cancelled once written and waiting for its reply, before the reply is read.
+        while not line.waiting_calls():
+            await asyncio.sleep(0)
         first.cancel()
         assert await line.evalsha(echo, [], ["second"]) == b"second"
         assert first.cancelled()
-    finally:
-        line.close()
 
 
 @in_a_loop
 async def test_a_lost_connection_fails_its_calls_and_the_next_call_connects_again(client: aioredis.Redis) -> None:
-    line = ScriptLine.for_client(client)
-    assert line is not None
     echo = await _loaded(client, ECHO)
-    try:
+    async with _a_line(client) as line:
         assert await line.evalsha(echo, [], ["before"]) == b"before"
         [connection] = await _line_connections(client)
         await client.client_kill_filter(_id=connection["id"])
@@ -121,8 +117,6 @@ async def test_a_lost_connection_fails_its_calls_and_the_next_call_connects_agai
         assert await line.evalsha(echo, [], ["after"]) == b"after"
         [again] = await _line_connections(client)
         assert again["id"] != connection["id"]
-    finally:
-        line.close()
 
 
 def test_a_line_to_a_redis_that_is_not_there_hands_the_call_back_at_once() -> None:
@@ -131,18 +125,14 @@ def test_a_line_to_a_redis_that_is_not_there_hands_the_call_back_at_once() -> No
 
 async def _a_line_to_nowhere() -> None:
     client = aioredis.Redis.from_url("redis://127.0.0.1:1/0")  # nothing listens on port 1
-    line = ScriptLine.for_client(client)
-    assert line is not None
     echo = client.register_script(ECHO)
-    try:
+    async with _a_line(client) as line:
         with pytest.raises(LineUnavailable, match="cannot connect"):
             await line.evalsha(echo, [], ["x"])
         # Down for a moment: the next call does not wait on another attempt.
         with pytest.raises(LineUnavailable, match="the line is down"):
             await line.evalsha(echo, [], ["x"])
-    finally:
-        line.close()
-        await client.aclose()
+    await client.aclose()
 
 
 def test_the_line_logs_in_as_the_clients_user_and_uses_its_database(redis_url: str) -> None:
