@@ -101,8 +101,11 @@ def evaluate_candidates(
     edges begin (``die`` is then read from its mode). ``horizon``: playouts stop after that many
     turns and are scored by ``score_cut_playout``; None plays to the end. ``replies`` (dice
     games): the opponent's next turn after each candidate for every face of the die,
-    ``replies[c][face - 1]`` its lines; each playout's value is then the mean over the faces, so
-    the luck of that roll is gone from the comparison.
+    ``replies[c][face - 1]`` its lines; playout number j (counting from ``first_playout``)
+    starts after the reply to face j % die + 1. Stratified so, every ``die`` playouts meet each
+    face once and the luck of that roll is gone from the comparison, while each playout is a game
+    of its own for the dice after it (averaging all the faces in every playout cost ``die``
+    playouts for one sample of the later dice).
     """
     if isinstance(position, Mapping):
         game = play_transcript(dict(position))
@@ -124,14 +127,14 @@ def evaluate_candidates(
         # The reply is the first of the ``horizon`` turns.
         turns = -1 if horizon is None else max(0, horizon - replied)
         values = [0.0] * playouts
-        for leaf in leaves:
-            for j in range(playouts):
-                run = leaf.copy()
-                policy_playout(run, seeds[j], turns)
-                value = float(margin(run, me))
-                if horizon is not None and not run.over:
-                    value += score_cut_playout(run, me, die)
-                values[j] += value / len(leaves)
+        for j in range(playouts):
+            # Stratified over the reply's face (see above).
+            run = leaves[(first_playout + j) % len(leaves)].copy()
+            policy_playout(run, seeds[j], turns)
+            value = float(margin(run, me))
+            if horizon is not None and not run.over:
+                value += score_cut_playout(run, me, die)
+            values[j] = value
         if not results:
             first_values = values
         results.append(

@@ -1,20 +1,25 @@
 """Expert: the turns Hard would consider, each played out many times; the best average wins.
 
 Dice games: candidates are Hard's turn (first, so that it wins ties), Hard's one-reply plan
-(``hard_dice_steps``) and its shorter versions (stopping after each step), and that plan after
-each of the best alternative first steps (a square, or a quiet edge), planned with a narrower
-width to leave time for the playouts.
+(``hard_dice_steps``) and its shorter versions (stopping after each step), that plan after each
+of the best alternative first steps (a square, or a quiet edge), planned with a narrower width
+to leave time for the playouts, and then the other turns Hard weighs (``candidate_turns``) while
+there is room; one candidate per position reached (the same lines in another order are one).
 Standard: candidates are taking every box and then each safe line (or the cheapest openings),
 and every double-cross (declining the last two boxes of a chain, or the last four of a loop).
-Exact endgames come from ``boxedin.ai.solver`` when it is installed and the position is small.
+Exact endgames come from ``boxedin.ai.solver`` when it is installed and the position is small;
+in dice games also a line or two earlier, where the table of the rest of the game fits the
+turn's time (``early_exact_turn``).
 
 The evaluation (``evaluation.evaluate_candidates``) runs in batches until the time budget is
-spent; each batch is deterministic, so only how many batches fit depends on the clock. In dice
-games the opponent's next turn is not left to the playouts' cheap policy: Hard's one-reply plan
-plays it after every candidate on every face of the die, and each playout averages the faces (where Hard is
-too slow for that, on big boards, the playouts start at the opponent's roll instead). Another
-candidate replaces Hard's turn only when its gain (paired over the same dice) is more than a
-standard error: the best of ten noisy means is often just the luckiest.
+spent, in-process or fanned out over the worker pool; each batch is deterministic, so only how
+many batches fit depends on the clock. In dice games the opponent's next turn is not left to
+the playouts' cheap policy: Hard's one-reply plan plays it after every candidate on every face
+of the die, and playout j starts from the reply to face j % die + 1, so that every face comes up
+equally often (where Hard is too slow for that, on big boards, the playouts start at the
+opponent's roll instead). Another candidate replaces Hard's turn only when its gain (paired over
+the same dice) is more than a standard error: the best of ten noisy means is often just the
+luckiest.
 """
 
 from __future__ import annotations
@@ -25,10 +30,11 @@ from collections.abc import Sequence
 from .context import PlanContext, Position
 from .evaluation import CandidateStats, after_turn, evaluate_candidates
 from .facts import my_turn
-from .hard import Hard, hard_dice_steps, hard_dice_turn, opening_cost, quiet_steps, square_steps
+from .hard import Hard, candidate_turns, hard_dice_steps, hard_dice_turn, opening_cost, quiet_steps, square_steps
 from .playout import margin, new_shorts
-from .solver_link import exact_dice_turn, exact_standard_line
+from .solver_link import exact_dice_applies, exact_dice_turn, exact_standard_line, solver
 
+# Dice games: turns weighed at most (Hard's own and the alternatives above come first).
 MAX_DICE_CANDIDATES = 10
 # Dice games: how many standard errors a candidate must gain over Hard's turn to replace it.
 DICE_CAUTION = 1.0
@@ -38,6 +44,12 @@ MAX_OPENINGS = 6
 # Dice games: the share of the budget Hard's replies to the candidates may take (about a tenth
 # in Classic); where they take longer (Hard is slower on big boards) the playouts do without.
 REPLY_SHARE = 0.35
+# Dice games: Expert also plays exactly where the table of every set of drawn lines holds at
+# most this many values, a line or two before ``solver_link`` does (19 open lines with a d6,
+# about a third of the budget on this machine); when the table does not fit the time, the
+# playouts choose with what is left.
+EXPERT_TABLE_CELLS = 1 << 22
+EXPERT_TABLE_SHARE = 0.75
 CUT_BOARDS = (9, 11)  # boxes per side of the 10x10- and 12x12-dot boards
 CUT_OPEN_EDGES = 120
 CUT_TURNS = 8
@@ -49,11 +61,14 @@ def dedupe(candidates: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
 
 def dice_candidates(pos: Position, ctx: PlanContext) -> list[tuple[int, ...]]:
     """Hard's turn first, then Hard's one-reply plan and its prefixes (stopping after each
-    step), then that plan after the best alternative first steps (a square, or a quiet edge)."""
+    step), then that plan after the best alternative first steps (a square, or a quiet edge),
+    then the rest of the turns Hard weighs (``hard.candidate_turns``): one of each outcome (the
+    lines drawn in another order come to the same position), at most ``MAX_DICE_CANDIDATES``."""
     me = pos.to_move
     start = margin(pos, me)
-    hard = hard_dice_steps(pos.copy(), ctx)
+    # Hard's turn first, with the context's random choices where Hard's own would be.
     found: list[tuple[int, ...]] = [tuple(hard_dice_turn(pos.copy(), ctx))]
+    hard = hard_dice_steps(pos.copy(), ctx)
     found.append(tuple(e for step in hard for e in step.edges))
     prefix: tuple[int, ...] = ()
     for step in hard:
@@ -70,7 +85,21 @@ def dice_candidates(pos: Position, ctx: PlanContext) -> list[tuple[int, ...]]:
         if my_turn(after, me):
             rest = hard_dice_steps(after, ctx, ALTERNATIVE_WIDTH)
             found.append(step.edges + tuple(e for s in rest for e in s.edges))
-    return dedupe(found)[:MAX_DICE_CANDIDATES]
+    found += candidate_turns(pos.copy(), ctx)
+    return distinct_outcomes(pos, dedupe(found), ctx.rules.die)[:MAX_DICE_CANDIDATES]
+
+
+def distinct_outcomes(pos: Position, candidates: Sequence[tuple[int, ...]], die: int | None) -> list[tuple[int, ...]]:
+    """The first candidate of each position reached after the turn: playouts cannot tell the
+    others apart, and they would take the time of turns that can differ."""
+    seen: set[bytes] = set()
+    found = []
+    for candidate in candidates:
+        key = after_turn(pos, candidate, die).state_array().tobytes()
+        if key not in seen:
+            seen.add(key)
+            found.append(candidate)
+    return found
 
 
 def _declines(pos: Position, ctx: PlanContext) -> list[int]:
@@ -170,27 +199,38 @@ def hard_replies(
     return found
 
 
-def choose(
+def early_exact_turn(pos: Position, ctx: PlanContext) -> tuple[int, ...] | None:
+    """The exact best turn from the dice table where it is small enough (``EXPERT_TABLE_CELLS``)
+    and the rules allow exact play (``solver_link.exact_dice_applies``); None if it does not
+    apply or is not done within ``EXPERT_TABLE_SHARE`` of the time left."""
+    die = ctx.rules.die
+    if not die or (die + 1) << pos.open_edges > EXPERT_TABLE_CELLS or not exact_dice_applies(ctx, 0):
+        return None
+    module = solver()
+    if module is None:
+        return None
+    deadline = time.perf_counter() + (ctx.deadline - time.perf_counter()) * EXPERT_TABLE_SHARE
+    turn = module.best_dice_turn(pos.copy(), deadline=deadline, rules=ctx.rules)
+    return None if turn is None else tuple(turn.edges)
+
+
+def _spend(
     pos: Position,
     candidates: list[tuple[int, ...]],
     ctx: PlanContext,
+    seed: int,
     horizon: int | None,
-    caution: float = 0.0,
-) -> tuple[int, ...]:
-    """Evaluates the candidates in batches until the budget is spent; the best mean wins (see
-    ``best_candidate`` for ``caution``). In dice games the opponent's next turn is Hard's, on
-    every face of the die, where that fits in ``REPLY_SHARE`` of the budget."""
-    totals = [CandidateStats() for _ in candidates]
-    seed = ctx.rng.getrandbits(63)
-    replies = None
-    if ctx.rules.die:
-        share = time.perf_counter() + (ctx.deadline - time.perf_counter()) * REPLY_SHARE
-        replies = hard_replies(pos, candidates, ctx, seed, share)
+    until: float,
+    replies: list[list[tuple[int, ...]]] | None,
+) -> list[CandidateStats]:
+    """The candidates' statistics from batches of playouts until ``until`` (perf_counter), by
+    the pool (``ctx.evaluate``) when there is one, else in-process."""
     if ctx.evaluate is not None:
-        seconds = max(0.0, ctx.deadline - time.perf_counter())
-        totals = ctx.evaluate(pos, candidates, seed, horizon, seconds, replies)
-        return candidates[best_candidate(totals, caution)]
-    batch = 4
+        seconds = max(0.0, until - time.perf_counter())
+        return ctx.evaluate(pos, candidates, seed, horizon, seconds, replies)
+    totals = [CandidateStats() for _ in candidates]
+    # A multiple of the die, so that each batch meets every face of the reply once.
+    batch = max(4, len(replies[0]) if replies else 0)
     done = 0
     # Leave room for the last batch: stop when another one would likely overrun.
     while True:
@@ -208,11 +248,28 @@ def choose(
         totals = [a + b for a, b in zip(totals, stats, strict=True)]
         done += batch
         spent = time.perf_counter() - t0
-        remaining = ctx.deadline - time.perf_counter()
-        if remaining <= spent * 1.2:
-            break
+        if until - time.perf_counter() <= spent * 1.2:
+            return totals
         if spent < 0.02:
             batch *= 2
+
+
+def choose(
+    pos: Position,
+    candidates: list[tuple[int, ...]],
+    ctx: PlanContext,
+    horizon: int | None,
+    caution: float = 0.0,
+) -> tuple[int, ...]:
+    """Evaluates the candidates in batches until the budget is spent; the best mean wins (see
+    ``best_candidate`` for ``caution``). In dice games the opponent's next turn is Hard's, on
+    every face of the die, where that fits in ``REPLY_SHARE`` of the budget."""
+    seed = ctx.rng.getrandbits(63)
+    replies = None
+    if ctx.rules.die:
+        share = time.perf_counter() + (ctx.deadline - time.perf_counter()) * REPLY_SHARE
+        replies = hard_replies(pos, candidates, ctx, seed, share)
+    totals = _spend(pos, candidates, ctx, seed, horizon, ctx.deadline, replies)
     return candidates[best_candidate(totals, caution)]
 
 
@@ -233,7 +290,8 @@ class Expert:
             horizon = None
             caution = 0.0
         else:
-            turn = exact_dice_turn(pos, ctx)
+            exact = exact_dice_turn if exact_dice_applies(ctx, pos.open_edges) else early_exact_turn
+            turn = exact(pos, ctx)
             if turn is not None:
                 return list(turn)
             candidates = dice_candidates(pos, ctx)

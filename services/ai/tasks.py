@@ -113,7 +113,9 @@ def evaluate_for(
     """``evaluate_candidates`` in growing batches until ``seconds`` are spent."""
     deadline = time.perf_counter() + seconds
     totals = [CandidateStats() for _ in candidates]
-    batch, done = 2, 0
+    # With replies, a multiple of the die: each batch then meets every face of the opponent's
+    # roll equally often (``evaluate_candidates`` starts playout j from face j % die + 1).
+    batch, done = (len(replies[0]) if replies else 2), 0
     while True:
         started = time.perf_counter()
         stats = evaluate_candidates(

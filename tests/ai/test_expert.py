@@ -6,22 +6,27 @@ import time
 
 import pytest
 
-from boxedin.ai import tasks
+from boxedin.ai import solver, tasks
 from boxedin.ai.context import PlanContext
-from boxedin.ai.evaluation import CandidateStats, evaluate_candidates, playout_seed
+from boxedin.ai.evaluation import CandidateStats, after_turn, evaluate_candidates, playout_seed
 from boxedin.ai.expert import (
+    MAX_DICE_CANDIDATES,
     Expert,
     _declines,
     best_candidate,
     dice_candidates,
+    distinct_outcomes,
+    early_exact_turn,
     hard_replies,
     standard_candidates,
 )
+from boxedin.ai.hard import candidate_turns, hard_dice_turn
 from boxedin.ai.playout import margin, new_shorts, policy_playout
+from boxedin.ai.solver_link import exact_dice_applies
 from boxedin.ai.turn import take_turn
 from boxedin.engine.game import Game
 
-from ai_helpers import context, new_game
+from ai_helpers import context, dice_position_with_open_lines, new_game
 
 
 def rolled(mode: str, overlap: str | None = None, moves: int = 6) -> Game:
@@ -52,8 +57,7 @@ def test_batches_add_up_to_one_evaluation():
     candidates = dice_candidates(game.position.copy(), context(game))
     whole = evaluate_candidates(game.position, candidates, playouts=8, seed=5, die=4)
     halves = [
-        evaluate_candidates(game.position, candidates, playouts=4, seed=5, die=4, first_playout=k)
-        for k in (0, 4)
+        evaluate_candidates(game.position, candidates, playouts=4, seed=5, die=4, first_playout=k) for k in (0, 4)
     ]
     summed = [a + b for a, b in zip(*halves, strict=True)]
     assert [s.total for s in summed] == [s.total for s in whole]
@@ -190,18 +194,21 @@ def test_replies_not_ready_by_the_deadline_are_given_up():
     assert hard_replies(game.position, candidates, context(game), seed=4, deadline=0.0) is None
 
 
-def test_with_replies_each_playout_averages_the_faces():
+def test_with_replies_playout_j_starts_from_the_reply_to_face_j_mod_die():
+    """Stratified over the opponent's roll: every six playouts (a d6) meet each face once, and
+    a batch that starts at playout 7 starts at face 2."""
     game = rolled("classic", moves=12)
     pos = game.position
     me = pos.to_move
     candidates = dice_candidates(pos.copy(), context(game))[:3]
     replies = _replies_of(game, candidates)
-    stats = evaluate_candidates(pos, candidates, playouts=5, seed=3, die=6, replies=replies)
+    stats = evaluate_candidates(pos, candidates, playouts=8, seed=3, die=6, replies=replies, first_playout=7)
     for candidate, faces, got in zip(candidates, replies, stats, strict=True):
-        values = [0.0] * 5
-        for face, reply in enumerate(faces, start=1):
+        values = []
+        for j in range(7, 15):
+            face = j % 6 + 1
             leaf = pos.copy()
-            for edge in [*candidate, "end", "roll", *reply, "end"]:
+            for edge in [*candidate, "end", "roll", *faces[face - 1], "end"]:
                 if edge == "end":
                     if not leaf.over and leaf.phase == 1:
                         leaf.end_turn()
@@ -209,10 +216,8 @@ def test_with_replies_each_playout_averages_the_faces():
                     leaf.roll(face)
                 else:
                     leaf.draw(edge)
-            for j in range(5):
-                run = leaf.copy()
-                policy_playout(run, playout_seed(3, j))
-                values[j] += margin(run, me) / 6
+            policy_playout(leaf, playout_seed(3, j))
+            values.append(margin(leaf, me))
         assert got.total == pytest.approx(sum(values))
         assert got.total_sq == pytest.approx(sum(v * v for v in values))
 
@@ -255,3 +260,43 @@ def test_a_worker_with_replies_adds_up_like_in_process():
         assert worker.playouts == local.playouts
         assert worker.total == pytest.approx(local.total)
         assert worker.cross == pytest.approx(local.cross)
+
+
+def test_dice_candidates_start_with_hards_turn_and_weigh_every_turn_hard_weighs():
+    game = rolled("classic", moves=12)
+    pos = game.position
+    ctx = context(game)
+    candidates = dice_candidates(pos.copy(), ctx)
+    assert candidates[0] == tuple(hard_dice_turn(pos.copy(), context(game)))
+    outcomes = {after_turn(pos, c, 6).state_array().tobytes() for c in candidates}
+    assert len(outcomes) == len(candidates)  # one candidate per position reached
+    # Hard's quiet one-line turns (chosen without chance) are among them, room permitting.
+    quiet = [t for t in candidate_turns(pos.copy(), context(game)) if len(t) == 1]
+    assert quiet
+    assert len(candidates) == MAX_DICE_CANDIDATES or all(
+        after_turn(pos, turn, 6).state_array().tobytes() in outcomes for turn in quiet
+    )
+
+
+def test_the_same_lines_in_another_order_are_one_candidate():
+    game = rolled("classic", moves=12)
+    pos = game.position
+    quiet = [e for e in pos.open_edge_list() if new_shorts(pos, e) == 0 and pos.edges_left >= 2]
+    a, b, c = quiet[:3]
+    assert distinct_outcomes(pos, [(a, b), (b, a), (a, c)], 6) == [(a, b), (a, c)]
+
+
+def test_expert_plays_exactly_a_line_earlier_where_the_table_is_small():
+    """19 open lines on the Classic board (7x7, d6): more than the rule book's 14 and the
+    shared early threshold (18), but the table of every set of drawn lines still fits."""
+    open_lines = [f"h {r} {c}" for r in range(3) for c in range(7)][:19]
+    game, pos, _ = dice_position_with_open_lines(7, 6, open_lines, roll=3)
+    ctx = PlanContext(game.rules, game.geo, "t", 0, 30.0)
+    assert pos.open_edges == 19 and not exact_dice_applies(ctx, pos.open_edges)
+    turn = early_exact_turn(pos, ctx)
+    best = solver.best_dice_turn(pos.copy(), rules=game.rules)
+    assert best is not None and turn == best.edges
+    assert early_exact_turn(pos, PlanContext(game.rules, game.geo, "t", 0, 0.0)) is None  # no time
+    open_lines.append("h 2 5")  # 20 lines: the table is too big for the turn
+    game, pos, _ = dice_position_with_open_lines(7, 6, open_lines, roll=3)
+    assert early_exact_turn(pos, PlanContext(game.rules, game.geo, "t", 0, 30.0)) is None
