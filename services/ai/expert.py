@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from .context import PlanContext, Position
 from .evaluation import CandidateStats, after_turn, evaluate_candidates
 from .facts import my_turn
-from .hard import Hard, candidate_turns, hard_dice_steps, hard_dice_turn, opening_cost, quiet_steps, square_steps
+from .hard import Hard, best_turn, candidate_turns, hard_dice_steps, opening_cost, quiet_steps, square_steps
 from .playout import margin, new_shorts
 from .solver_link import exact_dice_applies, exact_dice_turn, exact_standard_line, solver
 
@@ -66,8 +66,10 @@ def dice_candidates(pos: Position, ctx: PlanContext) -> list[tuple[int, ...]]:
     lines drawn in another order come to the same position), at most ``MAX_DICE_CANDIDATES``."""
     me = pos.to_move
     start = margin(pos, me)
-    # Hard's turn first, with the context's random choices where Hard's own would be.
-    found: list[tuple[int, ...]] = [tuple(hard_dice_turn(pos.copy(), ctx))]
+    # Hard's turn first, with the context's random choices where Hard's own would be; the turns
+    # it chose among are weighed too, further down.
+    weighed = candidate_turns(pos.copy(), ctx)
+    found: list[tuple[int, ...]] = [best_turn(pos, weighed, ctx.rules.die or 1)]
     hard = hard_dice_steps(pos.copy(), ctx)
     found.append(tuple(e for step in hard for e in step.edges))
     prefix: tuple[int, ...] = ()
@@ -85,7 +87,7 @@ def dice_candidates(pos: Position, ctx: PlanContext) -> list[tuple[int, ...]]:
         if my_turn(after, me):
             rest = hard_dice_steps(after, ctx, ALTERNATIVE_WIDTH)
             found.append(step.edges + tuple(e for s in rest for e in s.edges))
-    found += candidate_turns(pos.copy(), ctx)
+    found += weighed
     return distinct_outcomes(pos, dedupe(found), ctx.rules.die)[:MAX_DICE_CANDIDATES]
 
 

@@ -354,17 +354,22 @@ def hard_dice_turn(pos: Position, ctx: PlanContext) -> list[int]:
     """Hard's turn in a dice game (drawn on ``pos``): the candidate turn with the best balance,
     the first one found among equals. A turn that ends with a square one edge short gives way to
     the best earlier stopping point without one when that is worth as much (``clean_cut``)."""
-    die = ctx.rules.die or 1
+    turn = best_turn(pos, candidate_turns(pos, ctx), ctx.rules.die or 1)
+    for e in turn:
+        pos.draw(e)
+    return list(turn)
+
+
+def best_turn(pos: Position, turns: list[tuple[int, ...]], die: int) -> tuple[int, ...]:
+    """Hard's choice among the turns it weighs (``candidate_turns``), not drawn: the best
+    balance, the first among equals, cut clean (``clean_cut``)."""
     best: tuple[float, tuple[int, ...]] | None = None
-    for turn in candidate_turns(pos, ctx):
+    for turn in turns:
         value = turn_value(pos, turn, die)
         if best is None or value > best[0] + 1e-9:
             best = (value, turn)
     assert best is not None  # a turn has at least one open edge to draw
-    turn = clean_cut(pos, best[1], best[0], die)
-    for e in turn:
-        pos.draw(e)
-    return list(turn)
+    return clean_cut(pos, best[1], best[0], die)
 
 
 def clean_cut(pos: Position, turn: tuple[int, ...], value: float, die: int) -> tuple[int, ...]:

@@ -72,4 +72,5 @@ cdef class Position:
     cdef void _remove(self, int t)
     cdef void _take_over(self, int t, int p)
     cdef bint _capturable(self, int q)
+    cdef bint _edge_dead(self, int edge)
     cdef bint _over(self)

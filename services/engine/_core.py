@@ -602,9 +602,15 @@ class Position:
 
     def edge_dead(self, edge: cython.int) -> bool:
         """Whether an open edge can no longer lead to a capture."""
+        return self._edge_dead(edge)
+
+    @cython.cfunc
+    def _edge_dead(self, edge: cython.int) -> cython.bint:
         j: cython.int
+        q: cython.int
         for j in range(self.on_start[edge], self.on_start[edge + 1]):
-            if self.capturable(self.on_edge[j]):
+            q = self.on_edge[j]
+            if self.st[self.o_status + q] == OPEN and self._capturable(q):
                 return False
         return True
 
@@ -626,29 +632,21 @@ class Position:
         return found
 
     def held_list(self) -> list:
-        """The held squares in id order, each as ``(square, owner, points)``."""
+        """The held squares in id order, each as ``(square, the player who holds it plus one
+        (as drawn_by), points)``."""
         q: cython.int
         found: list = []
         for q in range(self.s_count):
             if self.st[self.o_status + q] == HELD:
-                found.append((q, self.st[self.o_owner + q], self.st[self.o_points + q]))
+                found.append((q, self.st[self.o_owner + q] + 1, self.st[self.o_points + q]))
         return found
 
     def dead_edge_list(self) -> list:
         """The open edges that can no longer lead to a capture, in edge order."""
         e: cython.int
-        j: cython.int
-        live: cython.bint
         found: list = []
         for e in range(self.e_count):
-            if self.st[self.o_drawn + e] != 0:
-                continue
-            live = False
-            for j in range(self.on_start[e], self.on_start[e + 1]):
-                if self.st[self.o_status + self.on_edge[j]] == OPEN and self._capturable(self.on_edge[j]):
-                    live = True
-                    break
-            if not live:
+            if self.st[self.o_drawn + e] == 0 and self._edge_dead(e):
                 found.append(e)
         return found
 

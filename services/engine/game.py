@@ -190,7 +190,8 @@ class Game:
 
     def held_square_ids(self) -> list[tuple[SquareId, Player, int]]:
         """``held_squares`` as square ids with owner and points (no objects made: views)."""
-        return [(q, owner + 1, points) for q, owner, points in self.position.held_list()]
+        held: list[tuple[SquareId, Player, int]] = self.position.held_list()
+        return held
 
     def dead_edges(self) -> list[EdgeId]:
         """Open edges that can no longer score, in edge order (h before v, row, column)."""

@@ -216,8 +216,8 @@ class GameStore:
         if self._line is not None:
             self._line.close()
 
-    def _game_keys(self, game_id: str, mode: str = "custom") -> list[str]:
-        return list(_game_keys(self.keys, game_id, mode))
+    def _game_keys(self, game_id: str, mode: str = "custom") -> tuple[str, ...]:
+        return _game_keys(self.keys, game_id, mode)
 
     async def load(self, game_id: str) -> StoredGame | None:
         # decode_responses is off: the client returns bytes.
