@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
+import uvloop
 from redis.exceptions import ResponseError
 
 from boxedin.common.keys import Keys
@@ -25,11 +27,17 @@ ECHO = "return ARGV[1]"
 FAILS = "return redis.error_reply('ERR the script says no')"
 
 
-def in_a_loop(scenario: Callable[[aioredis.Redis], Awaitable[None]]) -> Callable[[str], None]:
-    """The test as pytest runs it: the scenario in an event loop of its own, with a client of
-    the module's Redis."""
+# The services run on uvloop (boxedin.common.event_loop), whose transports are not asyncio's
+# classes; the line is tried on both loops.
+LOOPS: dict[str, Callable[[Any], Any]] = {"asyncio": asyncio.run, "uvloop": uvloop.run}
 
-    def test(redis_url: str) -> None:
+
+def in_a_loop(scenario: Callable[[aioredis.Redis], Awaitable[None]]) -> Callable[[str, str], None]:
+    """The test as pytest runs it: the scenario in an event loop of its own (of each kind), with
+    a client of the module's Redis."""
+
+    @pytest.mark.parametrize("loop", list(LOOPS))
+    def test(redis_url: str, loop: str) -> None:
         async def run() -> None:
             client = aioredis.Redis.from_url(redis_url)
             try:
@@ -37,7 +45,7 @@ def in_a_loop(scenario: Callable[[aioredis.Redis], Awaitable[None]]) -> Callable
             finally:
                 await client.aclose()
 
-        asyncio.run(run())
+        LOOPS[loop](run())
 
     test.__name__ = scenario.__name__
     return test
@@ -177,7 +185,7 @@ async def _commit_new(store: GameStore, game_id: str) -> int:
 
 @in_a_loop
 async def test_a_commit_after_redis_forgot_its_scripts_is_made_through_redis_py(client: aioredis.Redis) -> None:
-    store = GameStore(client, Keys("test-line:"))
+    store = GameStore(client, Keys(f"test-line-{secrets.token_hex(4)}:"))  # a prefix of each run's own
     try:
         first = await _commit_new(store, "line-game-1")
         assert first == 1

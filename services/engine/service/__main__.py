@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-
+from boxedin.common import event_loop
 from boxedin.common.grpc_server import serve
 from boxedin.common.logs import setup_logging
 from boxedin.common.redis_client import connect
@@ -50,4 +49,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    event_loop.run(main())

@@ -8,6 +8,7 @@ at a level, or the practice computer. In a local game both seats are the same de
 from __future__ import annotations
 
 import json
+import operator
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -161,13 +162,18 @@ class GameRecord:
         return GameRecord(seats=(seats[0], seats[1]), online_state=online_state, **raw)
 
     def copy(self) -> GameRecord:
-        copied = replace(self)
+        # Every field by position: dataclasses.replace took six times as long.
+        copied = GameRecord(*_RECORD_FIELDS(self))
         if self.online_state is not None:
             state = self.online_state
             copied.online_state = replace(
                 state, away=list(state.away), leases=list(state.leases), rematch=list(state.rematch)
             )
         return copied
+
+
+# A record's fields in order, taken in one call (a record is copied on every action).
+_RECORD_FIELDS = operator.attrgetter(*GameRecord.__dataclass_fields__)
 
 
 # --- who may do what ----------------------------------------------------------------------------
