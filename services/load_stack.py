@@ -6,7 +6,6 @@ over the engine replicas (round_robin, as in Kubernetes)."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import time
 import urllib.request
@@ -14,6 +13,7 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from .common import event_loop
 from .launcher import Stack, free_port
 from .loadtest import run_load, ws_url
 
@@ -96,7 +96,7 @@ def run_on_own_stack(
         watched = [*stack.engines, "gateway"]
         gc_before = {name: gc_pauses(stack.metrics_url(name)) for name in watched}
         before, client_before, wall_before = _cpu(stack), time.process_time(), time.perf_counter()
-        result = asyncio.run(
+        result = event_loop.run(
             run_load(ws_url(stack.url()), games, concurrency, mode, think=think, seconds=seconds, ramp=ramp)
         )
         after, client_after, wall_after = _cpu(stack), time.process_time(), time.perf_counter()

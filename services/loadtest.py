@@ -22,7 +22,7 @@ from typing import Any
 import websockets
 from websockets.asyncio.client import ClientConnection
 
-from boxedin.common import delta
+from boxedin.common import delta, event_loop
 
 
 @dataclass
@@ -556,7 +556,7 @@ def run_online(args: argparse.Namespace) -> int:
         print("boxedin load: --pairs and --concurrency are at least 1", file=sys.stderr)
         return 2
     try:
-        result = asyncio.run(run_online_load(args.url, args.pairs, args.mode, args.concurrency))
+        result = event_loop.run(run_online_load(args.url, args.pairs, args.mode, args.concurrency))
     except OSError as exc:
         print(f"boxedin load: cannot reach {args.url}: {exc}", file=sys.stderr)
         return 1
@@ -587,7 +587,7 @@ def run(args: argparse.Namespace) -> int:
         return 0 if result["failed_games"] == 0 else 1
     url = ws_url(args.url)
     try:
-        result = asyncio.run(
+        result = event_loop.run(
             run_load(url, args.games, concurrency, args.mode, think=args.think, seconds=args.seconds, ramp=args.ramp)
         )
     except OSError as exc:

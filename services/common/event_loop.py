@@ -1,11 +1,13 @@
-"""The engine's event loop: uvloop (libuv, in C) where it is installed, as the gateway's
-uvicorn already does, else asyncio's own.
+"""The event loop of the engine and of `boxedin load`'s players: uvloop (libuv, in C) where it
+is installed, as the gateway's uvicorn already does, else asyncio's own.
 
 An action's round trip is mostly waiting on sockets (the gRPC call, the commit to Redis), and
 asyncio's selector loop spends Python time on each wake-up; uvloop cut the engine's CPU an
 action by about a tenth in `boxedin bench actions` (issue 14). grpc.aio runs on any asyncio
-loop. The other services stay on asyncio's: their calls are few, and the AI service did not
-exit on uvloop when it could not listen (it hung instead; the cause is not found yet)."""
+loop. The load's players share the machine's cores with the stack they measure: the less CPU
+they take, the less they disturb it. The other services stay on asyncio's: their calls are
+few, and the AI service did not exit on uvloop when it could not listen (it hung instead; the
+cause is not found yet)."""
 
 from __future__ import annotations
 
