@@ -75,9 +75,10 @@ def list_splices(old: list[Any], new: list[Any]) -> list[Splice]:
     one place, such as the history or the drawn edges, is one splice); none when they are equal."""
     shortest = min(len(old), len(new))
     head = _common(old, new, shortest)
-    if head == len(old) == len(new):
-        return []
-    tail = _common(old[::-1], new[::-1], shortest - head)
+    if head == shortest:
+        # One list is the other's head (the history grew or lost its last moves): no tail.
+        return [] if len(old) == len(new) else [[head, len(old) - head, new[head:]]]
+    tail = _common_tail(old, new, shortest - head)
     old_middle = old[head : len(old) - tail]
     new_middle = new[head : len(new) - tail]
     if not old_middle or not new_middle:
@@ -124,6 +125,22 @@ def _common(old: list[Any], new: list[Any], most: int) -> int:
     while differ - alike > 1:
         middle = (alike + differ) // 2
         if old[alike:middle] == new[alike:middle]:
+            alike = middle
+        else:
+            differ = middle
+    return alike
+
+
+def _common_tail(old: list[Any], new: list[Any], most: int) -> int:
+    """How many items the two lists have alike from their end (``most`` at most), as ``_common``
+    finds them from the start, without reversed copies of the lists."""
+    o, n = len(old), len(new)
+    if old[o - most :] == new[n - most :]:
+        return most
+    alike, differ = 0, most  # the last ``alike`` items are alike; the last ``differ`` are not
+    while differ - alike > 1:
+        middle = (alike + differ) // 2
+        if old[o - middle : o - alike] == new[n - middle : n - alike]:
             alike = middle
         else:
             differ = middle
