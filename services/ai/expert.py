@@ -18,8 +18,8 @@ the playouts' cheap policy: Hard's one-reply plan plays it after every candidate
 of the die, and playout j starts from the reply to face j % die + 1, so that every face comes up
 equally often (where Hard is too slow for that, on big boards, the playouts start at the
 opponent's roll instead). Another candidate replaces Hard's turn only when its gain (paired over
-the same dice) is more than a standard error: the best of ten noisy means is often just the
-luckiest.
+the same dice) is more than ``DICE_CAUTION`` (2.5) standard errors: the best of ten noisy means is
+often just the luckiest.
 """
 
 from __future__ import annotations
@@ -37,7 +37,12 @@ from .solver_link import exact_dice_applies, exact_dice_turn, exact_standard_lin
 # Dice games: turns weighed at most (Hard's own and the alternatives above come first).
 MAX_DICE_CANDIDATES = 10
 # Dice games: how many standard errors a candidate must gain over Hard's turn to replace it.
-DICE_CAUTION = 1.0
+# Up to nine alternatives are each tested against Hard's turn, so at one standard error one of
+# them clears the bar by luck on most turns even when none is better (multiple comparisons);
+# 2.5 keeps such false alarms rare. Measured against Hard in Classic (one core, --jobs 1):
+# 100 games of seed issue17 gave +0.04 +- 0.23 a game (1.0 gave -0.10 +- 0.10 over 400); on seed
+# dev-expert, 1.0 gave -0.48 +- 0.21 where Hard's turn with the exact endgame alone gave -0.08.
+DICE_CAUTION = 2.5
 ALTERNATIVE_WIDTH = 3  # Hard's planning width for the rest of an alternative turn
 MAX_SAFE_LINES = 16
 MAX_OPENINGS = 6

@@ -10,6 +10,7 @@ from boxedin.ai import solver, tasks
 from boxedin.ai.context import PlanContext
 from boxedin.ai.evaluation import CandidateStats, after_turn, evaluate_candidates, playout_seed
 from boxedin.ai.expert import (
+    DICE_CAUTION,
     MAX_DICE_CANDIDATES,
     Expert,
     _declines,
@@ -109,6 +110,19 @@ def test_caution_keeps_hards_turn_unless_the_gain_is_sure():
     assert best_candidate(totals) == 1  # the best mean
     assert best_candidate(totals, caution=1.0) == 2  # the surest gain
     assert best_candidate(totals[:2], caution=1.0) == 0  # nothing sure: the first candidate
+
+
+def test_dice_caution_asks_more_than_two_standard_errors():
+    # Up to nine alternatives are each compared with Hard's turn: a gain of 2.3 standard errors
+    # is what the luckiest of them often shows by chance, so it does not replace Hard's turn;
+    # a gain on every playout (no error at all) still does.
+    first = [0.0, 0.0, 0.0, 0.0]
+    noisy = stats([3.0, 3.0, 3.0, -1.0], first)
+    gain, error = noisy.gain_over(stats(first, first))
+    assert 2.0 < gain / error < DICE_CAUTION
+    totals = [stats(first, first), noisy]
+    assert best_candidate(totals, caution=DICE_CAUTION) == 0
+    assert best_candidate([*totals, stats([0.5] * 4, first)], caution=DICE_CAUTION) == 2
 
 
 def test_a_transcript_is_as_good_as_a_position():
