@@ -78,7 +78,7 @@ def list_splices(old: list[Any], new: list[Any]) -> list[Splice]:
     if head == shortest:
         # One list is the other's head (the history grew or lost its last moves): no tail.
         return [] if len(old) == len(new) else [[head, len(old) - head, new[head:]]]
-    tail = _common_tail(old, new, shortest - head)
+    tail = _common(old, new, shortest - head, from_end=True)
     old_middle = old[head : len(old) - tail]
     new_middle = new[head : len(new) - tail]
     if not old_middle or not new_middle:
@@ -115,32 +115,25 @@ def list_splices(old: list[Any], new: list[Any]) -> list[Splice]:
     return splices
 
 
-def _common(old: list[Any], new: list[Any], most: int) -> int:
-    """How many items the two lists have alike from their start (``most`` at most). Slices are
-    compared, halving the part not known alike, so that the items are compared in C: this runs
-    on every action, over lists as long as the game's history."""
-    if old[:most] == new[:most]:
-        return most
-    alike, differ = 0, most  # old[:alike] == new[:alike]; old[:differ] != new[:differ]
-    while differ - alike > 1:
-        middle = (alike + differ) // 2
-        if old[alike:middle] == new[alike:middle]:
-            alike = middle
-        else:
-            differ = middle
-    return alike
-
-
-def _common_tail(old: list[Any], new: list[Any], most: int) -> int:
-    """How many items the two lists have alike from their end (``most`` at most), as ``_common``
-    finds them from the start, without reversed copies of the lists."""
+def _common(old: list[Any], new: list[Any], most: int, *, from_end: bool = False) -> int:
+    """How many items the two lists have alike from their start, or ``from_end`` (``most`` at
+    most). Slices are compared, halving the part not known alike, so that the items are compared
+    in C, without reversed copies: this runs on every action, over lists as long as the game's
+    history."""
     o, n = len(old), len(new)
-    if old[o - most :] == new[n - most :]:
+
+    def alike_between(a: int, b: int) -> bool:
+        # Items a to b from the start (or the end) are alike in both lists.
+        if from_end:
+            return old[o - b : o - a] == new[n - b : n - a]
+        return old[a:b] == new[a:b]
+
+    if alike_between(0, most):
         return most
-    alike, differ = 0, most  # the last ``alike`` items are alike; the last ``differ`` are not
+    alike, differ = 0, most  # the first (or last) ``alike`` items are alike, ``differ`` are not
     while differ - alike > 1:
         middle = (alike + differ) // 2
-        if old[o - middle : o - alike] == new[n - middle : n - alike]:
+        if alike_between(alike, middle):
             alike = middle
         else:
             differ = middle

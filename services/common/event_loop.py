@@ -18,19 +18,10 @@ from typing import Any, TypeVar
 _T = TypeVar("_T")
 
 
-def loop_name() -> str:
-    """The loop ``run`` uses: "uvloop" or "asyncio"."""
-    try:
-        import uvloop  # noqa: F401
-    except ImportError:
-        return "asyncio"
-    return "uvloop"
-
-
 def run(main: Coroutine[Any, Any, _T]) -> _T:
     """Runs ``main`` to its end on a new loop, as ``asyncio.run`` does."""
-    if loop_name() == "uvloop":
+    try:
         import uvloop
-
-        return uvloop.run(main)
-    return asyncio.run(main)
+    except ImportError:
+        return asyncio.run(main)
+    return uvloop.run(main)
