@@ -13,7 +13,7 @@ from boxedin.engine.dice import Dice, normalise_seed
 from boxedin.engine.game import Game
 from boxedin.engine.replay import TranscriptError, parse_json, play_transcript, read_transcript_file
 
-from . import bench, pool_bench
+from . import bench, pool_bench, share_fit
 from .levels import LEVELS
 from .turn import take_turn
 
@@ -67,3 +67,4 @@ def register(subparsers: Any) -> None:
     turn.set_defaults(handler=run)
     bench.register(commands)
     pool_bench.register(commands)
+    share_fit.register(commands)

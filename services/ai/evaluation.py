@@ -93,6 +93,7 @@ def evaluate_candidates(
     horizon: int | None = None,
     first_playout: int = 0,
     replies: Replies | None = None,
+    cut_share: float = 1.0,
 ) -> list[CandidateStats]:
     """Plays every candidate turn (edge ids, from ``position`` with the die rolled; the turn
     ends after them) out ``playouts`` times and returns statistics, one per candidate.
@@ -105,7 +106,8 @@ def evaluate_candidates(
     starts after the reply to face j % die + 1. Stratified so, every ``die`` playouts meet each
     face once and the luck of that roll is gone from the comparison, while each playout is a game
     of its own for the dice after it (averaging all the faces in every playout cost ``die``
-    playouts for one sample of the later dice).
+    playouts for one sample of the later dice). ``cut_share``: how much of their mean best reply
+    a cut playout credits to the player about to move (``score_cut_playout``).
     """
     if isinstance(position, Mapping):
         game = play_transcript(dict(position))
@@ -133,7 +135,7 @@ def evaluate_candidates(
             policy_playout(run, seeds[j], turns)
             value = float(margin(run, me))
             if horizon is not None and not run.over:
-                value += score_cut_playout(run, me, die)
+                value += score_cut_playout(run, me, die, cut_share)
             values[j] = value
         if not results:
             first_values = values
@@ -148,6 +150,13 @@ def evaluate_candidates(
             )
         )
     return results
+
+
+def exact_lookahead(horizon: int | None, replies: Replies | None) -> bool:
+    """Whether playouts cut right after the given replies (``horizon`` 1) are exact: playout j
+    is then the reply to face j % die + 1 and the cut's score, with nothing random, so ``die``
+    playouts are the whole evaluation and more only repeat them."""
+    return horizon == 1 and replies is not None
 
 
 def after_turn(pos: Position, edges: Sequence[int], die: int | None) -> Position:
@@ -189,10 +198,11 @@ def _after_replies(start: Position, faces: Sequence[Sequence[int]]) -> list[Posi
     return leaves
 
 
-def score_cut_playout(run: Position, me: int, die: int | None) -> float:
+def score_cut_playout(run: Position, me: int, die: int | None, share: float = 1.0) -> float:
     """The evaluation of a playout cut at a turn's start: the player about to move is credited
-    with their mean best reply (what is lying on the board for them)."""
+    with ``share`` of their mean best reply (what is lying on the board for them; they net only
+    part of it, as what their turn leaves goes to the opponent: ``expert.LOOKAHEAD_SHARES``)."""
     if not die:
         return 0.0
-    bonus = reply_total(run, run.to_move) / die
+    bonus = share * reply_total(run, run.to_move) / die
     return bonus if run.to_move == me else -bonus

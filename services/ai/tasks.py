@@ -24,7 +24,7 @@ from boxedin.engine.backend import core
 from boxedin.engine.board import geometry
 
 from .context import Position
-from .evaluation import CandidateStats, Replies, evaluate_candidates
+from .evaluation import CandidateStats, Replies, evaluate_candidates, exact_lookahead
 
 _config = settings()
 app = Celery("boxedin", broker=_config.celery_url, backend=_config.celery_url)
@@ -86,17 +86,20 @@ def evaluate(
     horizon: int | None,
     first_playout: int,
     replies: list[list[list[int]]] | None = None,
+    cut_share: float = 1.0,
 ) -> list[dict[str, Any]]:
     """Plays the candidates out in batches from the position (the turn's roll made) until the
     wall-clock time ``until`` (a deadline, not a duration, so a task that starts late still
     answers in time), numbering playouts from ``first_playout`` so that several workers never
     repeat each other's. ``replies``: the opponent's next turn after each candidate on every
-    face of the die (``evaluation.evaluate_candidates``), or None."""
+    face of the die (``evaluation.evaluate_candidates``), or None; ``cut_share``: how a cut
+    playout is scored (the same)."""
     seconds = max(0.005, until - time.time())
     position = position_from(rules, state)
     die = rules[3] or None
     return [
-        s.to_json() for s in evaluate_for(position, candidates, seconds, seed, die, horizon, first_playout, replies)
+        s.to_json()
+        for s in evaluate_for(position, candidates, seconds, seed, die, horizon, first_playout, replies, cut_share)
     ]
 
 
@@ -109,8 +112,10 @@ def evaluate_for(
     horizon: int | None,
     first_playout: int,
     replies: Replies | None = None,
+    cut_share: float = 1.0,
 ) -> list[CandidateStats]:
-    """``evaluate_candidates`` in growing batches until ``seconds`` are spent."""
+    """``evaluate_candidates`` in growing batches until ``seconds`` are spent; just one batch
+    where the playouts are exact (``exact_lookahead``: every face of the reply, cut after it)."""
     deadline = time.perf_counter() + seconds
     totals = [CandidateStats() for _ in candidates]
     # With replies, a multiple of the die: each batch then meets every face of the opponent's
@@ -120,10 +125,12 @@ def evaluate_for(
         started = time.perf_counter()
         stats = evaluate_candidates(
             position, candidates, playouts=batch, seed=seed, die=die, horizon=horizon,
-            first_playout=first_playout + done, replies=replies,
+            first_playout=first_playout + done, replies=replies, cut_share=cut_share,
         )  # fmt: skip
         totals = [a + b for a, b in zip(totals, stats, strict=True)]
         done += batch
+        if exact_lookahead(horizon, replies):
+            return totals
         spent = time.perf_counter() - started
         if deadline - time.perf_counter() <= spent * 1.2:
             return totals
