@@ -41,7 +41,16 @@ from collections.abc import Sequence
 from .context import PlanContext, Position
 from .evaluation import CandidateStats, after_turn, evaluate_candidates, exact_lookahead
 from .facts import my_turn
-from .hard import Hard, best_turn, candidate_turns, hard_dice_steps, opening_cost, quiet_steps, square_steps
+from .hard import (
+    Hard,
+    best_turn,
+    candidate_turns,
+    hard_dice_steps,
+    hard_dice_turn,
+    opening_cost,
+    quiet_steps,
+    square_steps,
+)
 from .playout import margin, new_shorts
 from .solver_link import exact_dice_applies, exact_dice_turn, exact_standard_line, solver
 
@@ -218,7 +227,7 @@ def hard_replies(
     which also weighs the other turns it considers, is too slow to run for every face of every
     candidate on most boards); None if it is not ready by ``deadline``.
 
-    ``whole_turn``: the turn Hard itself would play (``best_turn``), for as many candidates as
+    ``whole_turn``: the turn Hard itself would play (``hard_dice_turn``), for as many candidates as
     are done by ``deadline`` (the first ones; None if not even the first)."""
     die = ctx.rules.die or 0
     began = time.perf_counter()
@@ -243,7 +252,7 @@ def hard_replies(
                 rules=ctx.rules, geo=ctx.geo, seed=f"{seed}:{face}", moves_before=ctx.moves_before + len(candidate)
             )
             if whole_turn:
-                faces.append(best_turn(leaf, candidate_turns(leaf.copy(), reply_ctx), die))
+                faces.append(tuple(hard_dice_turn(leaf, reply_ctx)))
             else:
                 faces.append(tuple(e for step in hard_dice_steps(leaf, reply_ctx) for e in step.edges))
         found.append(faces)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from boxedin.ai.context import PlanContext
+from boxedin.ai.turn import take_turn
 from boxedin.engine.board import Edge, Geometry, geometry
 from boxedin.engine.game import Game
 from boxedin.engine.rules import MODES, Overlap, RuleSet
@@ -14,6 +15,18 @@ from boxedin.engine.rules import MODES, Overlap, RuleSet
 def new_game(mode: str, overlap: str | None = None, seed: str = "t") -> Game:
     rule = Overlap.from_id(overlap) if overlap else None
     return Game.from_mode(MODES[mode], rule, seed=seed)
+
+
+def rolled(mode: str, overlap: str | None = None, moves: int = 6, seed: str = "exp") -> Game:
+    """A game of ``mode`` after Normal has played itself for ``moves`` lines or more, with the
+    roll of the turn then due made."""
+    game = new_game(mode, overlap, seed=seed)
+    while len(game.history) < moves and not game.over:
+        for action in take_turn(game, "normal", seed=seed):
+            game.apply(action)
+    if game.phase == "roll":
+        game.roll()
+    return game
 
 
 def context(game: Game, seed: str = "t", budget: float = 0.05) -> PlanContext:

@@ -27,17 +27,7 @@ from boxedin.ai.solver_link import exact_dice_applies
 from boxedin.ai.turn import take_turn
 from boxedin.engine.game import Game
 
-from ai_helpers import context, dice_position_with_open_lines, new_game
-
-
-def rolled(mode: str, overlap: str | None = None, moves: int = 6) -> Game:
-    game = new_game(mode, overlap, seed="exp")
-    while len(game.history) < moves and not game.over:
-        for action in take_turn(game, "normal", seed="exp"):
-            game.apply(action)
-    if game.phase == "roll":
-        game.roll()
-    return game
+from ai_helpers import context, dice_position_with_open_lines, new_game, rolled
 
 
 def test_same_inputs_and_seed_give_the_same_statistics():

@@ -28,17 +28,19 @@ from boxedin.ai.turn import take_turn
 from boxedin.cli import main
 from boxedin.engine.game import Game
 
-from ai_helpers import context, new_game
+from ai_helpers import context, new_game, rolled
+
+Turns = list[tuple[int, ...]]
 
 
-def rolled(mode: str, moves: int = 12, overlap: str | None = None) -> Game:
-    game = new_game(mode, overlap, seed="look")
-    while len(game.history) < moves and not game.over:
-        for action in take_turn(game, "normal", seed="look"):
-            game.apply(action)
-    if game.phase == "roll":
-        game.roll()
-    return game
+def classic_replies(count: int, seed: int) -> tuple[Game, Turns, list[Turns]]:
+    """A Classic position, its first ``count`` candidate turns and Hard's whole-turn replies to
+    them on every face (time enough for all)."""
+    game = rolled("classic", moves=12, seed="look")
+    candidates = dice_candidates(game.position.copy(), context(game))[:count]
+    replies = hard_replies(game.position, candidates, context(game), seed, time.perf_counter() + 60, whole_turn=True)
+    assert replies is not None and len(replies) == len(candidates)
+    return game, candidates, replies
 
 
 def lookahead_value(game: Game, candidate: tuple[int, ...], replies: list[tuple[int, ...]], share: float) -> float:
@@ -83,12 +85,8 @@ def test_expert_looks_ahead_exactly_on_the_boards_of_1x1_boxes_whose_share_was_f
 
 
 def test_the_reply_on_every_face_is_the_turn_hard_would_play_there():
-    game = rolled("classic")
+    game, candidates, replies = classic_replies(3, seed=5)
     pos = game.position
-    ctx = context(game)
-    candidates = dice_candidates(pos.copy(), ctx)[:3]
-    replies = hard_replies(pos, candidates, ctx, seed=5, deadline=time.perf_counter() + 60, whole_turn=True)
-    assert replies is not None and len(replies) == len(candidates)
     for candidate, faces in zip(candidates, replies, strict=True):
         start = after_turn(pos, candidate, 6)
         for face, reply in enumerate(faces, start=1):
@@ -99,7 +97,7 @@ def test_the_reply_on_every_face_is_the_turn_hard_would_play_there():
 
 
 def test_whole_turn_replies_keep_the_first_candidates_that_fit_the_time():
-    game = rolled("classic")
+    game = rolled("classic", moves=12, seed="look")
     pos = game.position
     ctx = context(game)
     candidates = dice_candidates(pos.copy(), ctx)
@@ -114,7 +112,7 @@ def test_whole_turn_replies_keep_the_first_candidates_that_fit_the_time():
 
 
 def test_a_playout_cut_after_the_reply_credits_the_share_of_the_best_reply():
-    game = rolled("classic")
+    game = rolled("classic", moves=12, seed="look")
     pos = game.position
     leaf = after_turn(pos, dice_candidates(pos.copy(), context(game))[0], 6)
     mover = leaf.to_move
@@ -125,12 +123,8 @@ def test_a_playout_cut_after_the_reply_credits_the_share_of_the_best_reply():
 
 
 def test_the_lookahead_is_exact_and_one_batch_is_all_of_it():
-    game = rolled("classic")
+    game, candidates, replies = classic_replies(4, seed=2)
     pos = game.position
-    ctx = context(game)
-    candidates = dice_candidates(pos.copy(), ctx)[:4]
-    replies = hard_replies(pos, candidates, ctx, seed=2, deadline=time.perf_counter() + 60, whole_turn=True)
-    assert replies is not None
     assert exact_lookahead(LOOKAHEAD_TURNS, replies) and not exact_lookahead(None, replies)
     assert not exact_lookahead(LOOKAHEAD_TURNS, None)
     six = evaluate_candidates(pos, candidates, playouts=6, seed=2, die=6, horizon=1, replies=replies, cut_share=0.59)
@@ -152,7 +146,7 @@ def test_the_lookahead_is_exact_and_one_batch_is_all_of_it():
 
 
 def test_expert_plays_the_candidate_whose_lookahead_is_best():
-    game = rolled("classic", moves=20)
+    game = rolled("classic", moves=20, seed="look")
     pos = game.position
     candidates = dice_candidates(pos.copy(), context(game, budget=30.0), 48)
     assert len(candidates) > 10  # more than the playouts could weigh
