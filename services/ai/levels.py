@@ -10,6 +10,7 @@ from .expert import Expert
 from .greedy import Greedy
 from .hard import Hard
 from .normal import Normal
+from .perfect import Perfect
 from .practice import Practice
 
 LEVELS: dict[str, Callable[[], Player]] = {
@@ -24,6 +25,7 @@ LEVELS: dict[str, Callable[[], Player]] = {
 MATCH_LEVELS: dict[str, Callable[[], Player]] = {
     **LEVELS,
     "greedy": Greedy,
+    "perfect": Perfect,
 }
 
 

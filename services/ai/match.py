@@ -8,7 +8,8 @@ Games 2k and 2k+1 use the same dice seed with the seats swapped, so luck evens o
 the standard errors (``margin_se``, ``win_rate_se``) count each pair as one sample. The win rate
 counts a tie as half a win.
 
-Levels: the players' levels and the reference players kept for matches (``greedy``).
+Levels: the players' levels and the reference players kept for matches (``greedy``, and
+``perfect``: exact play on Mini).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from boxedin.engine.rules import MODES, Overlap, RulesError
 
 from .cli import positive_seconds
 from .levels import MATCH_LEVELS, make_player
+from .perfect import perfect_refusal
 from .turn import take_turn
 
 
@@ -188,10 +190,13 @@ def progress(done: int, total: int, wins: int, started: float) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         mode = MODES[args.mode]
-        if args.overlap:
-            mode.rules_with(Overlap.from_id(args.overlap))
+        rules = mode.rules_with(Overlap.from_id(args.overlap)) if args.overlap else mode.rules
     except (KeyError, RulesError) as exc:
         print(f"boxedin match: {exc}", file=sys.stderr)
+        return 2
+    refusal = perfect_refusal(rules) if "perfect" in (args.a, args.b) else None
+    if refusal is not None:
+        print(f"boxedin match: {refusal}", file=sys.stderr)
         return 2
     spec = MatchSpec(args.a, args.b, args.mode, args.overlap, args.seed, args.budget)
     results: list[GameResult] = []

@@ -1,0 +1,68 @@
+"""Perfect: exact play from the first turn, a reference player for `boxedin match` only.
+
+Issue 17 asks Expert to be as far ahead of Hard "as the dice allow". On the smallest dice board
+that can be measured: Mini's 24 lines with a d4 make a dice table (``_dice_table.DiceTable``) of
+every set of drawn lines, (4 + 1) << 24 values, about 0.7 GB, solved once per process in a few
+seconds. Perfect then plays the turn with the best expected margin against best play, looked up
+from the position's drawn lines. No player does better on average against a perfect opponent,
+so Perfect against Hard on Mini is the yardstick of what a stronger Expert could gain there.
+
+It applies where the dice table does: a die, and what a line scores depends on the drawn lines
+alone (1x1 boxes, or the independent rule), on a board whose whole table fits
+``PERFECT_TABLE_CELLS``. Elsewhere ``perfect_refusal`` says why and `boxedin match` refuses.
+"""
+
+from __future__ import annotations
+
+from boxedin.engine.game import Game
+from boxedin.engine.rules import Overlap, RuleSet
+
+from ._dice_table import DiceTable
+from .context import PlanContext, Position
+from .solver import dice_table
+
+PERFECT_TABLE_CELLS = 5 << 24  # Mini: 24 lines, a d4
+
+
+def perfect_refusal(rules: RuleSet) -> str | None:
+    """Why Perfect cannot play under ``rules``, or None when it can."""
+    if rules.die is None:
+        return "perfect plays dice games only"
+    if rules.sizes != (1,) and rules.overlap is not Overlap.INDEPENDENT:
+        return "perfect needs 1x1 boxes or the independent overlap rule"
+    lines = Game(rules).position.open_edges
+    if (rules.die + 1) << lines > PERFECT_TABLE_CELLS:
+        return f"perfect plays boards of at most 24 lines with a d4 (Mini), not {lines} lines with a d{rules.die}"
+    return None
+
+
+_TABLES: dict[RuleSet, tuple[DiceTable, list[int]]] = {}
+
+
+def perfect_table(rules: RuleSet) -> tuple[DiceTable, list[int]]:
+    """The solved table of the whole game under ``rules`` and the edge id of each of its lines,
+    built on first use and kept for the process."""
+    if rules not in _TABLES:
+        refusal = perfect_refusal(rules)
+        if refusal is not None:
+            raise ValueError(refusal)
+        table, lines = dice_table(Game(rules).position, rules.die or 0, rules)
+        table.solve(0.0)
+        _TABLES[rules] = (table, lines)
+    return _TABLES[rules]
+
+
+class Perfect:
+    name = "perfect"
+
+    def plan(self, pos: Position, ctx: PlanContext) -> list[int]:
+        table, lines = perfect_table(ctx.rules)
+        mask = 0
+        for i, e in enumerate(lines):
+            if pos.drawn_by(e):
+                mask |= 1 << i
+        _, plan, _ = table.best_lines(mask, pos.edges_left, pos.drawn_this_turn > 0)
+        drawn = [lines[i] for i in plan]
+        for e in drawn:
+            pos.draw(e)
+        return drawn

@@ -1,0 +1,60 @@
+"""The reference perfect player of `boxedin match` (issue 17): exact play on Mini from the first
+turn, the yardstick of what the dice allow; never offered to players."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from boxedin.ai._dice_search import DiceSearch
+from boxedin.ai.levels import LEVELS, MATCH_LEVELS, make_player
+from boxedin.ai.perfect import Perfect, perfect_refusal
+from boxedin.ai.playout import margin
+from boxedin.cli import main
+from boxedin.engine.rules import MODES, Overlap
+
+from ai_helpers import context, rolled
+
+
+def test_perfect_is_a_level_for_matches_only():
+    assert "perfect" not in LEVELS and "perfect" in MATCH_LEVELS
+    assert make_player("perfect", match=True).name == "perfect"
+
+
+def test_perfect_plays_mini_and_says_why_not_elsewhere():
+    assert perfect_refusal(MODES["mini"].rules) is None
+    assert perfect_refusal(MODES["standard"].rules) == "perfect plays dice games only"
+    consume = MODES["strategic"].rules_with(Overlap.CONSUME)
+    assert perfect_refusal(consume) == "perfect needs 1x1 boxes or the independent overlap rule"
+    refusal = perfect_refusal(MODES["classic"].rules)
+    assert refusal is not None and "not 112 lines with a d6" in refusal
+
+
+@pytest.mark.parametrize("seed", ["p1", "p2", "p3", "p4"])
+def test_perfects_turn_is_worth_the_best_the_general_search_finds(seed):
+    # The table is solved once from the empty board; a later position is looked up by its drawn
+    # lines. The general expectimax search, started afresh from the position, must agree: the
+    # margin the turn gains less the opponent's exact value after it is the best value there is.
+    game = rolled("mini", moves=11, seed=seed)
+    pos = game.position.copy()
+    me = pos.to_move
+    best = DiceSearch(pos.copy(), 4, True).best_turn(0.0)
+    assert best is not None
+    after = pos.copy()
+    turn = Perfect().plan(after, context(game))
+    assert turn and all(pos.drawn_by(e) == 0 for e in turn)
+    gained = margin(after, me) - margin(pos, me)
+    if not after.over and after.to_move == me:
+        after.end_turn()  # a turn ended early: the driver ends it
+    reply = 0.0 if after.over else DiceSearch(after.copy(), 4, True).best_turn(0.0)[0]
+    assert gained - reply == pytest.approx(best[0], abs=1e-9)
+
+
+def test_perfect_beats_hard_on_mini_and_the_match_refuses_classic(capsys):
+    assert main(["match", "--a", "perfect", "--b", "hard", "--mode", "mini", "--games", "200", "--seed", "p"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["games"] == 200
+    assert summary["mean_margin"] > 0  # +0.29 a game over 2,000 games (seed mini1)
+    assert main(["match", "--a", "hard", "--b", "perfect", "--mode", "classic", "--games", "2", "--seed", "p"]) == 2
+    assert "perfect plays boards of at most 24 lines" in capsys.readouterr().err
