@@ -6,7 +6,7 @@ Dice games: Hard draws up a few whole turns and keeps the one whose balance is b
   turn, taken one after another, then (with edges to spare) edges that leave no square one edge
   short, stopping after any of those edges; its planned turn (``hard_dice_steps``: the squares
   followed step by step while the one-reply balance improves, up to 64 ways of going on kept at
-  each step, fewer as the board's squares grow: ``hard_plan_width``) and every shorter version of it;
+  each step, fewer on the biggest boards: ``hard_plan_width``) and every shorter version of it;
   and, for the compulsory first edge, the few edges that help the opponent least;
 - the balance of a turn (``turn_value``): the margin it gains, less what the opponent could
   score in reply, averaged over every face of the die (``reply_total``: on each face the squares
@@ -284,13 +284,14 @@ MAX_CANDIDATES = 40  # turns weighed at most (the first ones found): keeps big b
 # Hard's own plan is followed wider than Expert's starting plan (PLAN_WIDTH): a square plus the
 # squares its edges bring within reach is often only found a few ways down the list, and Hard's
 # think time has room for it. Measured against greedy, 600 Classic games (seed dev2): width 8
-# won 61.2% (margin +1.74), 32 won 65.7% (+2.43), 64 won 67.0% (+2.55); 128 won no more. The
-# work grows with the squares on the board, so the width is shared out by squares: 64 up to
-# Classic's 49 squares, 21 on Strategic's 145, where it gained only +0.8 +- 0.5 points a game
-# (300 games, seed dev3) and 64 cost more think time than it won.
-HARD_PLAN_WORK = 64 * 49
-HARD_PLAN_WIDTH_MAX = 64
-# Big Squares (194 squares) and Expert (302): the one-reply plan is followed a quarter as wide.
+# won 61.2% (margin +1.74), 32 won 65.7% (+2.43), 64 won 67.0% (+2.55); 128 won no more. On
+# Strategic's 145 squares the width was once shared out by squares (21); 2,000 games against
+# greedy (seed s1) gave 60.9% (+9.51) at 21, 61.6% (+10.71) at 64 and 62.0% (+10.97) at 128,
+# think p95 0.009, 0.028 and 0.055 s: 64 everywhere up to BIG_BOARD_SQUARES. On Marathon's 121
+# squares 64 against 25 won +3.35 +- 0.66 a game (40 games, seed s1).
+HARD_PLAN_WIDTH = 64
+# Big Squares (194 squares) and Expert (302): the one-reply plan is followed a quarter as wide
+# as Expert's starting plan; Hard's turn there is slow enough already.
 BIG_BOARD_SQUARES = 150
 
 
@@ -298,7 +299,7 @@ def hard_plan_width(squares: int) -> int:
     """How many ways of going on Hard's own plan keeps at each step, on a board of ``squares``."""
     if squares > BIG_BOARD_SQUARES:
         return PLAN_WIDTH // 4
-    return max(PLAN_WIDTH, min(HARD_PLAN_WIDTH_MAX, HARD_PLAN_WORK // max(squares, 1)))
+    return HARD_PLAN_WIDTH
 
 
 def points_per_edge_turn(pos: Position, ctx: PlanContext) -> list[int]:

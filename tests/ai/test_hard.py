@@ -9,6 +9,7 @@ import pytest
 from boxedin.ai.greedy import Greedy
 from boxedin.ai.hard import (
     BIG_BOARD_SQUARES,
+    HARD_PLAN_WIDTH,
     PLAN_WIDTH,
     candidate_turns,
     hard_dice_steps,
@@ -48,13 +49,12 @@ def test_hard_plays_the_turn_with_the_best_balance_among_those_it_weighs(mode, o
     assert checked == 12
 
 
-def test_hard_follows_its_own_plan_wider_on_boards_up_to_classic_and_narrower_on_the_biggest():
+def test_hard_follows_its_own_plan_wider_up_to_strategic_and_narrower_on_the_biggest():
     """Hard's own plan keeps more ways of going on than Expert's starting plan (``PLAN_WIDTH``)
-    wherever its think time allows: the most on Classic's 49 squares and smaller boards, fewer as
-    the squares grow, and a quarter of Expert's on Big Squares and Expert, as before."""
-    squares = {mode: _squares(mode) for mode in ("mini", "quick", "classic", "strategic")}
-    assert hard_plan_width(squares["mini"]) == hard_plan_width(squares["classic"])
-    assert hard_plan_width(squares["classic"]) > hard_plan_width(squares["strategic"]) > PLAN_WIDTH
+    wherever its think time allows: the same on every board up to Strategic's 145 squares
+    (Marathon's 121 included), and a quarter of Expert's on Big Squares and Expert, as before."""
+    widths = {hard_plan_width(_squares(mode)) for mode in ("mini", "quick", "classic", "marathon", "strategic")}
+    assert widths == {HARD_PLAN_WIDTH} and HARD_PLAN_WIDTH > PLAN_WIDTH
     assert hard_plan_width(_squares("big_squares")) == PLAN_WIDTH // 4
     assert _squares("big_squares") > BIG_BOARD_SQUARES
 
