@@ -9,7 +9,9 @@ the standard errors (``margin_se``, ``win_rate_se``) count each pair as one samp
 counts a tie as half a win.
 
 Levels: the players' levels and the reference players kept for matches (``greedy``, and
-``perfect``: exact play on Mini).
+``perfect``: exact play on boards of 24 lines). The board: a mode (``--mode``), or a dice board
+of its own under the independent rule (``--board 3:6``: Mini's board with a d6), where
+``perfect`` measures what the dice allow on boards that are not modes.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from boxedin.engine.game import Game
-from boxedin.engine.rules import MODES, Overlap, RulesError
+from boxedin.engine.rules import MODES, Overlap, RulesError, RuleSet
 
 from .cli import positive_seconds
 from .levels import MATCH_LEVELS, make_player
@@ -37,10 +39,17 @@ from .turn import take_turn
 class MatchSpec:
     a: str
     b: str
-    mode: str
+    mode: str  # a mode's id, or the board's text when ``board`` is given
     overlap: str | None
     seed: str
     budget: float
+    board: RuleSet | None = None  # a dice board of its own (``--board``), in place of the mode
+
+    def new_game(self, seed: str) -> Game:
+        if self.board is not None:
+            return Game(self.board, seed=seed)
+        overlap = Overlap.from_id(self.overlap) if self.overlap else None
+        return Game.from_mode(MODES[self.mode], overlap, seed=seed)
 
 
 @dataclass
@@ -53,11 +62,9 @@ class GameResult:
 
 def play_game(spec: MatchSpec, index: int) -> GameResult:
     """Game ``index`` of a match: A moves first in even games."""
-    mode = MODES[spec.mode]
-    overlap = Overlap.from_id(spec.overlap) if spec.overlap else None
     a_seat = 1 if index % 2 == 0 else 2
     dice_seed = f"{spec.seed}:{index // 2}"
-    game = Game.from_mode(mode, overlap, seed=dice_seed)
+    game = spec.new_game(dice_seed)
     players = {a_seat: make_player(spec.a, match=True), 3 - a_seat: make_player(spec.b, match=True)}
     result = GameResult(index, 0)
     while not game.over:
@@ -187,10 +194,40 @@ def progress(done: int, total: int, wins: int, started: float) -> None:
     sys.stderr.flush()
 
 
-def run(args: argparse.Namespace) -> int:
+def dice_board(text: str) -> RuleSet:
+    """``--board``: ``BOXES:DIE`` (1x1 boxes) or ``BOXES:DIE:SIZES`` (sizes such as ``1,2``,
+    under the independent rule), e.g. ``3:6``: Mini's board with Classic's die."""
+    parts = text.split(":")
     try:
-        mode = MODES[args.mode]
-        rules = mode.rules_with(Overlap.from_id(args.overlap)) if args.overlap else mode.rules
+        if len(parts) not in (2, 3):
+            raise ValueError
+        boxes, die = int(parts[0]), int(parts[1])
+        sizes = tuple(int(k) for k in parts[2].split(",")) if len(parts) == 3 else (1,)
+    except ValueError:
+        example = "3:6, 3:8:1,2"
+        raise argparse.ArgumentTypeError(f"a board is BOXES:DIE or BOXES:DIE:SIZES ({example}), not {text!r}") from None
+    try:
+        return RuleSet(boxes, die, sizes, Overlap.INDEPENDENT)
+    except RulesError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def board_name(rules: RuleSet) -> str:
+    sizes = "" if rules.sizes == (1,) else ":" + ",".join(map(str, rules.sizes))
+    return f"board {rules.boxes}:{rules.die}{sizes}"
+
+
+def run(args: argparse.Namespace) -> int:
+    board: RuleSet | None = args.board
+    try:
+        if board is not None:
+            if args.overlap:
+                raise RulesError("--board plays the independent rule: it takes no --overlap")
+            rules, mode_name = board, board_name(board)
+        else:
+            mode = MODES[args.mode]
+            rules = mode.rules_with(Overlap.from_id(args.overlap)) if args.overlap else mode.rules
+            mode_name = args.mode
     except (KeyError, RulesError) as exc:
         print(f"boxedin match: {exc}", file=sys.stderr)
         return 2
@@ -198,7 +235,7 @@ def run(args: argparse.Namespace) -> int:
     if refusal is not None:
         print(f"boxedin match: {refusal}", file=sys.stderr)
         return 2
-    spec = MatchSpec(args.a, args.b, args.mode, args.overlap, args.seed, args.budget)
+    spec = MatchSpec(args.a, args.b, mode_name, args.overlap, args.seed, args.budget, board)
     results: list[GameResult] = []
     started = time.perf_counter()
     progress(0, args.games, 0, started)
@@ -227,7 +264,13 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--a", required=True, choices=list(MATCH_LEVELS), help="side A's level")
     parser.add_argument("--b", required=True, choices=list(MATCH_LEVELS), help="side B's level")
-    parser.add_argument("--mode", required=True, choices=list(MODES))
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--mode", choices=list(MODES))
+    where.add_argument(
+        "--board",
+        type=dice_board,
+        help="a dice board of its own instead of a mode: BOXES:DIE[:SIZES], e.g. 3:6 or 3:8:1,2 (independent rule)",
+    )
     parser.add_argument("--overlap", choices=[rule.id for rule in Overlap])
     parser.add_argument("--games", type=positive_int, required=True)
     parser.add_argument("--seed", required=True)

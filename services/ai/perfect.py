@@ -3,8 +3,9 @@
 Issue 17 asks Expert to be as far ahead of Hard "as the dice allow". On the smallest dice board
 that can be measured: Mini's 24 lines with a d4 make a dice table (``_dice_table.DiceTable``) of
 every set of drawn lines, (4 + 1) << 24 values, about 0.7 GB, solved once per process in a few
-seconds. Perfect then plays the turn with the best expected margin against best play, looked up
-from the position's drawn lines. No player does better on average against a perfect opponent,
+seconds; with a d6 or a d8 (``boxedin match --board 3:6``, ``--board 3:8:1,2``) up to 1.2 GB.
+Perfect then plays the turn with the best expected margin against best play, looked up from the
+position's drawn lines. No player does better on average against a perfect opponent,
 so Perfect against Hard on Mini is the yardstick of what a stronger Expert could gain there.
 
 It applies where the dice table does: a die, and what a line scores depends on the drawn lines
@@ -21,7 +22,7 @@ from ._dice_table import DiceTable
 from .context import PlanContext, Position
 from .solver import dice_table
 
-PERFECT_TABLE_CELLS = 5 << 24  # Mini: 24 lines, a d4
+PERFECT_TABLE_CELLS = 9 << 24  # 24 lines (Mini's board) with up to a d8: 1.2 GB
 
 
 def perfect_refusal(rules: RuleSet) -> str | None:
@@ -32,7 +33,8 @@ def perfect_refusal(rules: RuleSet) -> str | None:
         return "perfect needs 1x1 boxes or the independent overlap rule"
     lines = Game(rules).position.open_edges
     if (rules.die + 1) << lines > PERFECT_TABLE_CELLS:
-        return f"perfect plays boards of at most 24 lines with a d4 (Mini), not {lines} lines with a d{rules.die}"
+        most = "24 lines with a d8 (Mini's board)"
+        return f"perfect plays boards of at most {most}, not {lines} lines with a d{rules.die}"
     return None
 
 

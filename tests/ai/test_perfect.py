@@ -3,16 +3,20 @@ turn, the yardstick of what the dice allow; never offered to players."""
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import pytest
 
 from boxedin.ai._dice_search import DiceSearch
 from boxedin.ai.levels import LEVELS, MATCH_LEVELS, make_player
+from boxedin.ai.match import dice_board
 from boxedin.ai.perfect import Perfect, perfect_refusal
 from boxedin.ai.playout import margin
+from boxedin.ai.turn import take_turn
 from boxedin.cli import main
-from boxedin.engine.rules import MODES, Overlap
+from boxedin.engine.game import Game
+from boxedin.engine.rules import MODES, Overlap, RuleSet
 
 from ai_helpers import context, rolled
 
@@ -58,3 +62,38 @@ def test_perfect_beats_hard_on_mini_and_the_match_refuses_classic(capsys):
     assert summary["mean_margin"] > 0  # +0.29 a game over 2,000 games (seed mini1)
     assert main(["match", "--a", "hard", "--b", "perfect", "--mode", "classic", "--games", "2", "--seed", "p"]) == 2
     assert "perfect plays boards of at most 24 lines" in capsys.readouterr().err
+
+
+def test_a_board_of_its_own_is_boxes_die_and_sizes():
+    assert dice_board("3:6") == RuleSet(3, 6)
+    assert dice_board("2:8:1,2") == RuleSet(2, 8, (1, 2), Overlap.INDEPENDENT)
+    for text, reason in [("3", "a board is BOXES:DIE"), ("3:x", "a board is BOXES:DIE"), ("2:6:1,3", "does not fit")]:
+        with pytest.raises(argparse.ArgumentTypeError, match=reason):
+            dice_board(text)
+
+
+def test_perfect_plays_larger_squares_under_the_independent_rule_on_a_board_of_its_own(capsys):
+    # 2x2 boxes with one 2x2 square, a d8: Perfect's turns are worth the general search's best.
+    rules = RuleSet(2, 8, (1, 2), Overlap.INDEPENDENT)
+    for seed in ("q1", "q2", "q3"):
+        game = Game(rules, seed=seed)
+        while not game.over:
+            if game.phase == "roll":
+                game.roll()
+            pos = game.position.copy()
+            me = pos.to_move
+            best = DiceSearch(pos.copy(), 8, True).best_turn(0.0)
+            assert best is not None
+            Perfect().plan(pos, context(game))
+            gained = margin(pos, me) - margin(game.position, me)
+            if not pos.over and pos.to_move == me:
+                pos.end_turn()
+            reply = 0.0 if pos.over else DiceSearch(pos.copy(), 8, True).best_turn(0.0)[0]
+            assert gained - reply == pytest.approx(best[0], abs=1e-9)
+            for action in take_turn(game, Perfect(), seed=seed):  # the same turn, played
+                game.apply(action)
+    assert main(["match", "--a", "perfect", "--b", "greedy", "--board", "2:8:1,2", "--games", "4", "--seed", "b"]) == 0
+    assert json.loads(capsys.readouterr().out)["mode"] == "board 2:8:1,2"
+    assert main(["match", "--a", "hard", "--b", "greedy", "--board", "2:6", "--overlap", "consume", "--games", "2",
+                 "--seed", "b"]) == 2
+    assert "takes no --overlap" in capsys.readouterr().err
