@@ -10,7 +10,10 @@ so Perfect against Hard on Mini is the yardstick of what a stronger Expert could
 
 It applies where the dice table does: a die, and what a line scores depends on the drawn lines
 alone (1x1 boxes, or the independent rule), on a board whose whole table fits
-``PERFECT_TABLE_CELLS``. Elsewhere ``perfect_refusal`` says why and `boxedin match` refuses.
+``PERFECT_TABLE_CELLS``. Without dice it plays the exact standard solver (``solve_standard``) on
+boards of up to 3x3 boxes (the 3x3 practice board, whose first line takes about a second), where
+issue 17 asks Expert to lose nothing against perfect play. Elsewhere ``perfect_refusal`` says why
+and `boxedin match` refuses.
 """
 
 from __future__ import annotations
@@ -20,15 +23,18 @@ from boxedin.engine.rules import Overlap, RuleSet
 
 from ._dice_table import DiceTable
 from .context import PlanContext, Position
-from .solver import dice_table
+from .solver import dice_table, solve_standard
 
 PERFECT_TABLE_CELLS = 9 << 24  # 24 lines (Mini's board) with up to a d8: 1.2 GB
+STANDARD_BOXES = 3  # without dice: the whole 3x3 game is solved in about a second
 
 
 def perfect_refusal(rules: RuleSet) -> str | None:
     """Why Perfect cannot play under ``rules``, or None when it can."""
     if rules.die is None:
-        return "perfect plays dice games only"
+        if rules.sizes != (1,) or rules.boxes > STANDARD_BOXES:
+            return f"without dice perfect plays boards of at most {STANDARD_BOXES}x{STANDARD_BOXES} boxes"
+        return None
     if rules.sizes != (1,) and rules.overlap is not Overlap.INDEPENDENT:
         return "perfect needs 1x1 boxes or the independent overlap rule"
     lines = Game(rules).position.open_edges
@@ -58,6 +64,8 @@ class Perfect:
     name = "perfect"
 
     def plan(self, pos: Position, ctx: PlanContext) -> list[int]:
+        if ctx.rules.die is None:
+            return self._standard_turn(pos, ctx.rules)
         table, lines = perfect_table(ctx.rules)
         mask = 0
         for i, e in enumerate(lines):
@@ -68,3 +76,14 @@ class Perfect:
         for e in drawn:
             pos.draw(e)
         return drawn
+
+    @staticmethod
+    def _standard_turn(pos: Position, rules: RuleSet) -> list[int]:
+        refusal = perfect_refusal(rules)
+        if refusal is not None:
+            raise ValueError(refusal)
+        result = solve_standard(pos.copy(), rules=rules)
+        assert result is not None  # no deadline and no node limit: the search always finishes
+        for e in result.line:
+            pos.draw(e)
+        return list(result.line)

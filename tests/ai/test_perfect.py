@@ -10,7 +10,7 @@ import pytest
 
 from boxedin.ai._dice_search import DiceSearch
 from boxedin.ai.levels import LEVELS, MATCH_LEVELS, make_player
-from boxedin.ai.match import dice_board
+from boxedin.ai.match import MatchSpec, dice_board, play_game
 from boxedin.ai.perfect import Perfect, perfect_refusal
 from boxedin.ai.playout import margin
 from boxedin.ai.turn import take_turn
@@ -28,7 +28,8 @@ def test_perfect_is_a_level_for_matches_only():
 
 def test_perfect_plays_mini_and_says_why_not_elsewhere():
     assert perfect_refusal(MODES["mini"].rules) is None
-    assert perfect_refusal(MODES["standard"].rules) == "perfect plays dice games only"
+    assert perfect_refusal(MODES["practice_3x3"].rules) is None
+    assert perfect_refusal(MODES["standard"].rules) == "without dice perfect plays boards of at most 3x3 boxes"
     consume = MODES["strategic"].rules_with(Overlap.CONSUME)
     assert perfect_refusal(consume) == "perfect needs 1x1 boxes or the independent overlap rule"
     refusal = perfect_refusal(MODES["classic"].rules)
@@ -97,3 +98,12 @@ def test_perfect_plays_larger_squares_under_the_independent_rule_on_a_board_of_i
     assert main(["match", "--a", "hard", "--b", "greedy", "--board", "2:6", "--overlap", "consume", "--games", "2",
                  "--seed", "b"]) == 2
     assert "takes no --overlap" in capsys.readouterr().err
+
+
+def test_without_dice_perfect_loses_no_pair_of_games():
+    # No dice: the first player's best result is fixed, so over a pair of games with the seats
+    # swapped a perfect player cannot come out behind, whoever it plays.
+    spec = MatchSpec("perfect", "hard", "practice_2x2", None, "s", 0.05)
+    margins = [play_game(spec, i).margin_a for i in range(6)]
+    assert all(margins[i] + margins[i + 1] >= 0 for i in range(0, 6, 2))
+    assert sum(margins) > 0  # Hard does not take the double-cross into account: it loses boxes
