@@ -61,6 +61,8 @@ def perfect_table(rules: RuleSet) -> tuple[DiceTable, list[int]]:
 
 
 class Perfect:
+    """The best turn by the solved table (dice), or the exact standard solver's turn (no dice)."""
+
     name = "perfect"
 
     def plan(self, pos: Position, ctx: PlanContext) -> list[int]:

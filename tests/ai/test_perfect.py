@@ -1,5 +1,6 @@
-"""The reference perfect player of `boxedin match` (issue 17): exact play on Mini from the first
-turn, the yardstick of what the dice allow; never offered to players."""
+"""The reference perfect player of `boxedin match` (issue 17): exact play from the first turn on
+boards of 24 lines (with dice) and up to 3x3 (without), the yardstick of what the dice allow;
+never offered to players. And `--board`, the dice boards of their own it is measured on."""
 
 from __future__ import annotations
 
