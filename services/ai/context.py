@@ -61,9 +61,8 @@ class Position(Protocol):
 
 class Evaluator(Protocol):
     """Expert's evaluation of candidate turns run by somebody else (the AI service hands it to a
-    Celery pool): (position, candidates, seed, horizon, seconds, replies, cut share) -> statistics,
-    one per candidate, as ``evaluation.evaluate_candidates`` computes them (it says what replies
-    and the cut share are)."""
+    Celery pool): (position, candidates, seed, horizon, seconds, replies) -> statistics, one per
+    candidate, as ``evaluation.evaluate_candidates`` computes them (it says what replies are)."""
 
     def __call__(
         self,
@@ -73,7 +72,6 @@ class Evaluator(Protocol):
         horizon: int | None,
         seconds: float,
         replies: Replies | None = None,
-        cut_share: float = 1.0,
         /,
     ) -> list[CandidateStats]: ...
 

@@ -39,7 +39,7 @@ import time
 from collections.abc import Sequence
 
 from .context import PlanContext, Position
-from .evaluation import CandidateStats, after_turn, evaluate_candidates, exact_lookahead
+from .evaluation import CandidateStats, after_turn, evaluate_candidates
 from .facts import my_turn
 from .hard import (
     Hard,
@@ -291,20 +291,12 @@ def _spend(
     horizon: int | None,
     until: float,
     replies: list[list[tuple[int, ...]]] | None,
-    cut_share: float = 1.0,
 ) -> list[CandidateStats]:
     """The candidates' statistics from batches of playouts until ``until`` (perf_counter), by
-    the pool (``ctx.evaluate``) when there is one, else in-process; an exact lookahead
-    (``evaluation.exact_lookahead``) is one batch, in-process: it is too quick to hand out."""
-    if exact_lookahead(horizon, replies):
-        assert replies is not None
-        return evaluate_candidates(
-            pos, candidates, playouts=len(replies[0]), seed=seed, die=ctx.rules.die, horizon=horizon,
-            replies=replies, cut_share=cut_share,
-        )  # fmt: skip
+    the pool (``ctx.evaluate``) when there is one, else in-process."""
     if ctx.evaluate is not None:
         seconds = max(0.0, until - time.perf_counter())
-        return ctx.evaluate(pos, candidates, seed, horizon, seconds, replies, cut_share)
+        return ctx.evaluate(pos, candidates, seed, horizon, seconds, replies)
     totals = [CandidateStats() for _ in candidates]
     # A multiple of the die, so that each batch meets every face of the reply once.
     batch = max(4, len(replies[0]) if replies else 0)
@@ -321,7 +313,6 @@ def _spend(
             horizon=horizon,
             first_playout=done,
             replies=replies,
-            cut_share=cut_share,
         )
         totals = [a + b for a, b in zip(totals, stats, strict=True)]
         done += batch
@@ -361,7 +352,12 @@ def look_ahead(pos: Position, candidates: list[tuple[int, ...]], ctx: PlanContex
     if replies is None:
         return candidates[0]
     weighed = candidates[: len(replies)]
-    totals = _spend(pos, weighed, ctx, seed, LOOKAHEAD_TURNS, ctx.deadline, replies, share)
+    # One playout a face of the reply is the whole lookahead (``evaluation.exact_lookahead``):
+    # in-process, as it is too quick to hand out to the pool.
+    totals = evaluate_candidates(
+        pos, weighed, playouts=len(replies[0]), seed=seed, die=ctx.rules.die, horizon=LOOKAHEAD_TURNS,
+        replies=replies, cut_share=share,
+    )  # fmt: skip
     return weighed[best_candidate(totals)]
 
 

@@ -37,7 +37,7 @@ def perfect_refusal(rules: RuleSet) -> str | None:
         return None
     if rules.sizes != (1,) and rules.overlap is not Overlap.INDEPENDENT:
         return "perfect needs 1x1 boxes or the independent overlap rule"
-    lines = Game(rules).position.open_edges
+    lines = rules.edge_count
     if (rules.die + 1) << lines > PERFECT_TABLE_CELLS:
         most = "24 lines with a d8 (Mini's board)"
         return f"perfect plays boards of at most {most}, not {lines} lines with a d{rules.die}"

@@ -38,9 +38,8 @@ class Counting:
         horizon: int | None,
         seconds: float,
         replies: Replies | None = None,
-        cut_share: float = 1.0,
     ) -> list[CandidateStats]:
-        totals: list[CandidateStats] = self.inner(pos, candidates, seed, horizon, seconds, replies, cut_share)
+        totals: list[CandidateStats] = self.inner(pos, candidates, seed, horizon, seconds, replies)
         self.evaluations += sum(t.playouts for t in totals)
         return totals
 
@@ -50,10 +49,9 @@ def in_process(die: int | None) -> Any:
 
     def evaluate(
         pos: Position, candidates: list[tuple[int, ...]], seed: int, horizon: int | None, seconds: float,
-        replies: Replies | None = None, cut_share: float = 1.0,
+        replies: Replies | None = None,
     ) -> list[CandidateStats]:  # fmt: skip
-        return evaluate_for(pos, [list(c) for c in candidates], seconds * 0.95, seed, die, horizon, 0, replies,
-                            cut_share)  # fmt: skip
+        return evaluate_for(pos, [list(c) for c in candidates], seconds * 0.95, seed, die, horizon, 0, replies)
 
     return evaluate
 

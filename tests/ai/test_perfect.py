@@ -22,6 +22,25 @@ from boxedin.engine.rules import MODES, Overlap, RuleSet
 from ai_helpers import context, rolled
 
 
+def assert_perfects_turn_is_best(game: Game) -> None:
+    """The margin Perfect's turn gains, less the opponent's exact value after it, is the best
+    value the general expectimax search (``DiceSearch``) finds from the rolled position."""
+    pos = game.position.copy()
+    me = pos.to_move
+    die = game.rules.die
+    assert die is not None
+    best = DiceSearch(pos.copy(), die, True).best_turn(0.0)
+    assert best is not None
+    after = pos.copy()
+    turn = Perfect().plan(after, context(game))
+    assert turn and all(pos.drawn_by(e) == 0 for e in turn)
+    gained = margin(after, me) - margin(pos, me)
+    if not after.over and after.to_move == me:
+        after.end_turn()  # a turn ended early: the driver ends it
+    reply = 0.0 if after.over else DiceSearch(after.copy(), die, True).best_turn(0.0)[0]
+    assert gained - reply == pytest.approx(best[0], abs=1e-9)
+
+
 def test_perfect_is_a_level_for_matches_only():
     assert "perfect" not in LEVELS and "perfect" in MATCH_LEVELS
     assert make_player("perfect", match=True).name == "perfect"
@@ -43,18 +62,7 @@ def test_perfects_turn_is_worth_the_best_the_general_search_finds(seed):
     # lines. The general expectimax search, started afresh from the position, must agree: the
     # margin the turn gains less the opponent's exact value after it is the best value there is.
     game = rolled("mini", moves=11, seed=seed)
-    pos = game.position.copy()
-    me = pos.to_move
-    best = DiceSearch(pos.copy(), 4, True).best_turn(0.0)
-    assert best is not None
-    after = pos.copy()
-    turn = Perfect().plan(after, context(game))
-    assert turn and all(pos.drawn_by(e) == 0 for e in turn)
-    gained = margin(after, me) - margin(pos, me)
-    if not after.over and after.to_move == me:
-        after.end_turn()  # a turn ended early: the driver ends it
-    reply = 0.0 if after.over else DiceSearch(after.copy(), 4, True).best_turn(0.0)[0]
-    assert gained - reply == pytest.approx(best[0], abs=1e-9)
+    assert_perfects_turn_is_best(game)
 
 
 def test_perfect_beats_hard_on_mini_and_the_match_refuses_classic(capsys):
@@ -82,16 +90,7 @@ def test_perfect_plays_larger_squares_under_the_independent_rule_on_a_board_of_i
         while not game.over:
             if game.phase == "roll":
                 game.roll()
-            pos = game.position.copy()
-            me = pos.to_move
-            best = DiceSearch(pos.copy(), 8, True).best_turn(0.0)
-            assert best is not None
-            Perfect().plan(pos, context(game))
-            gained = margin(pos, me) - margin(game.position, me)
-            if not pos.over and pos.to_move == me:
-                pos.end_turn()
-            reply = 0.0 if pos.over else DiceSearch(pos.copy(), 8, True).best_turn(0.0)[0]
-            assert gained - reply == pytest.approx(best[0], abs=1e-9)
+            assert_perfects_turn_is_best(game)
             for action in take_turn(game, Perfect(), seed=seed):  # the same turn, played
                 game.apply(action)
     assert main(["match", "--a", "perfect", "--b", "greedy", "--board", "2:8:1,2", "--games", "4", "--seed", "b"]) == 0

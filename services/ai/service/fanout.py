@@ -55,7 +55,6 @@ class CeleryEvaluator:
         horizon: int | None,
         seconds: float,
         replies: Replies | None = None,
-        cut_share: float = 1.0,
     ) -> list[CandidateStats]:
         started = time.perf_counter()
         wait_until = started + seconds * WAIT_FRACTION
@@ -73,7 +72,6 @@ class CeleryEvaluator:
                     horizon,
                     k * SHARE_STRIDE,
                     None if replies is None else [[list(r) for r in faces] for faces in replies],
-                    cut_share,
                 ),
                 expires=self.expiry,
             )
@@ -107,7 +105,7 @@ class CeleryEvaluator:
             self.report.fallbacks += 1
             spare = max(0.02, started + seconds - time.perf_counter())
             local = evaluate_for(pos, [list(c) for c in candidates], spare, seed, self.rules[3] or None, horizon,
-                                 self.shares * SHARE_STRIDE, replies, cut_share)  # fmt: skip
+                                 self.shares * SHARE_STRIDE, replies)  # fmt: skip
             totals = [a + b for a, b in zip(totals, local, strict=True)]
         self.report.seconds.append(time.perf_counter() - started)
         return totals
