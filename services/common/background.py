@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
+from .cancelling import cancel_and_wait
+
 
 class Background:
     _task: asyncio.Task[None] | None = None
@@ -18,7 +20,7 @@ class Background:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
+            await cancel_and_wait([self._task])
             with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+                await self._task  # ended: raises what the loop raised, if not cancelled
             self._task = None

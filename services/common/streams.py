@@ -16,6 +16,8 @@ from typing import Any, cast
 
 import redis.asyncio as redis
 
+from .cancelling import cancel_and_wait
+
 log = logging.getLogger("boxedin.streams")
 # decode_responses is off: ids and fields are bytes (RESP2 shapes).
 Entry = tuple[bytes, dict[bytes, bytes]]
@@ -39,10 +41,7 @@ class GroupReader:
         task.add_done_callback(self._tasks.discard)
 
     async def stop(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
-        if self._tasks:
-            await asyncio.wait(self._tasks, timeout=2)
+        await cancel_and_wait(list(self._tasks))
 
     async def ensure_group(self, stream: str) -> None:
         """The group on the stream, reading from its start (entries written before it count)."""

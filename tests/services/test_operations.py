@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import signal
 import socket
+import subprocess
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -78,7 +79,10 @@ def test_services_stop_gracefully_on_sigterm(own_stack: Stack) -> None:
     for name in ("gateway", "ai", "engine"):
         process = own_stack.processes[name]
         process.send_signal(signal.SIGTERM)
-        status = process.wait(15)
+        try:
+            status = process.wait(15)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"{name} did not stop within 15 s of SIGTERM{own_stack.log_tail(name)}")
         log = (own_stack.log_dir / f"{name}.log").read_text()
         if name == "gateway":
             # uvicorn shuts down, then re-raises the signal so the exit status tells of it.
