@@ -6,8 +6,8 @@ asyncio's selector loop spends Python time on each wake-up; uvloop cut the engin
 action by about a tenth in `boxedin bench actions` (issue 14). grpc.aio runs on any asyncio
 loop. The load's players share the machine's cores with the stack they measure: the less CPU
 they take, the less they disturb it. The other services stay on asyncio's: their calls are
-few, and the AI service did not exit on uvloop when it could not listen (it hung instead; the
-cause is not found yet)."""
+few. (The AI service once hung on uvloop when it could not listen: its loops were left to the
+end of the run; ``grpc_server.serve`` now stops them on that path too.)"""
 
 from __future__ import annotations
 

@@ -105,14 +105,22 @@ async def serve(
     register(server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    listen(server, name, address)
-    if metrics_port:
-        try:
-            start_http_server(metrics_port, addr=metrics_host)
-        except OSError as exc:
-            where = f"{metrics_host}:{metrics_port}"
-            raise RuntimeError(f"{name}: cannot serve metrics on {where}: {exc.strerror}") from None
-    await server.start()
+    try:
+        listen(server, name, address)
+        if metrics_port:
+            try:
+                start_http_server(metrics_port, addr=metrics_host)
+            except OSError as exc:
+                where = f"{metrics_host}:{metrics_port}"
+                raise RuntimeError(f"{name}: cannot serve metrics on {where}: {exc.strerror}") from None
+        await server.start()
+    except BaseException:
+        # What the service started beside the server (its loops) is stopped here too, as after
+        # SIGTERM: left to the end of asyncio.run, the AI service's loops kept it from exiting
+        # on uvloop every time its port was taken.
+        if on_stop is not None:
+            await on_stop()
+        raise
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info("serving", extra={"address": address, "metrics_port": metrics_port})

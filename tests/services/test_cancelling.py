@@ -1,11 +1,13 @@
 """Stopping a service's loops (boxedin.common.cancelling): a stop ends its tasks even where a
 cancellation is lost. redis-py 8 makes each command under a socket timeout through
 ``asyncio.wait_for``, which on Python before 3.12 drops a cancellation that comes as the command
-completes (CPython gh-86296); the engine then hung on SIGTERM in about one stop in five."""
+completes (CPython gh-86296); the engine then hung on SIGTERM in about one stop in five. A
+service that cannot start stops its loops too, rather than leave them to the end of its run."""
 
 from __future__ import annotations
 
 import asyncio
+import socket
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +16,7 @@ import pytest
 import redis.asyncio as aioredis
 import uvloop
 
+from boxedin.common import grpc_server
 from boxedin.common.background import Background
 from boxedin.common.cancelling import cancel_and_wait
 
@@ -107,3 +110,34 @@ def test_ended_tasks_keep_their_results_and_errors_for_the_caller() -> None:
             failed.result()
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("loop", list(LOOPS))
+def test_a_service_that_cannot_listen_stops_its_loops_before_it_ends(
+    redis_url: str, loop: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # serve() settles the collector for a service's whole life; not for the test process's.
+    monkeypatch.setattr(grpc_server, "settle_gc", lambda: None)
+
+    async def scenario() -> bool:
+        client = aioredis.Redis.from_url(redis_url)
+        calls = RedisCalls(client)
+        calls.start()
+        await calls.called.wait()
+        try:
+            with socket.socket() as taken:
+                taken.bind(("127.0.0.1", 0))
+                taken.listen()
+                address = f"127.0.0.1:{taken.getsockname()[1]}"
+                with pytest.raises(RuntimeError, match="the port is taken"):
+                    await grpc_server.serve(
+                        "boxedin.v1.Engine", "engine", "a-secret-of-the-test", address, 0, lambda server: None, 1.0,
+                        calls.stop,
+                    )  # fmt: skip
+            # Stopped by serve, not left running for the end of the event loop to cancel.
+            return calls._task is None
+        finally:
+            await calls.stop()
+            await client.aclose()
+
+    assert LOOPS[loop](scenario())
