@@ -4,9 +4,8 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 
-from .cancelling import cancel_and_wait
+from .cancelling import stop_task
 
 
 class Background:
@@ -20,7 +19,5 @@ class Background:
 
     async def stop(self) -> None:
         if self._task is not None:
-            await cancel_and_wait([self._task])
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task  # ended: raises what the loop raised, if not cancelled
+            await stop_task(self._task)
             self._task = None

@@ -11,6 +11,7 @@ next await, and a second coincidence is as unlikely as the first."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Iterable
 from typing import Any
 
@@ -27,3 +28,10 @@ async def cancel_and_wait(tasks: Iterable[asyncio.Future[Any]]) -> None:
         for task in pending:
             task.cancel()
         _, pending = await asyncio.wait(pending, timeout=RECANCEL_SECONDS)
+
+
+async def stop_task(task: asyncio.Future[Any]) -> None:
+    """Cancels ``task`` until it has ended; raises what it raised, unless it ended cancelled."""
+    await cancel_and_wait([task])
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

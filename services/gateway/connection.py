@@ -16,7 +16,7 @@ from typing import Any
 from fastapi import WebSocket, WebSocketDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from boxedin.common.cancelling import cancel_and_wait
+from boxedin.common.cancelling import stop_task
 from boxedin.common.logs import RateLimitedLog
 
 from .limits import CLOSE_TIMEOUT, ConnectionLimits, Credits
@@ -187,6 +187,4 @@ class Connection:
                 self.drop("not_reading", "the close frame was not read")
         self._gone = True
         self._queue.clear()
-        await cancel_and_wait([self._writer])
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._writer
+        await stop_task(self._writer)

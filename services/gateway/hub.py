@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 import redis.asyncio as redis
 from google.protobuf.message import DecodeError
 
-from boxedin.common.cancelling import cancel_and_wait
+from boxedin.common.cancelling import stop_task
 from boxedin.common.keys import Keys
 from boxedin.common.metrics import REDIS_UP
 from boxedin.v1 import common_pb2, matchmaker_pb2
@@ -57,9 +57,7 @@ class UpdateHub:
         for telling in list(self._telling.values()):
             telling.cancel()
         if self._task is not None:
-            await cancel_and_wait([self._task])
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await stop_task(self._task)
         await self.pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves PubSub.aclose unannotated
 
     async def follow(self, game_id: str, listener: Listener) -> None:
