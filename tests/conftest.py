@@ -15,13 +15,24 @@ from pathlib import Path
 import pytest
 
 TESTS = Path(__file__).parent
-for folder in (TESTS, TESTS / "engine", TESTS / "stats", TESTS / "services", TESTS / "deploy"):
+# support/: helpers every folder uses; engine/, stats/, deploy/: helpers their tests and others share.
+for folder in (TESTS / "support", TESTS / "engine", TESTS / "stats", TESTS / "deploy"):
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 
 from boxedin.launcher import Stack  # noqa: E402
 
 from stacks import make_stack  # noqa: E402
+
+# A test that reaches any of these starts real processes (a Redis, the services): it is a
+# whole-stack test, as the modules that start stacks of their own say with ``pytestmark``.
+STACK_FIXTURES = frozenset({"redis_url", "live_stack", "live_gateway"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if STACK_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.stack)
 
 
 @pytest.fixture(scope="module")

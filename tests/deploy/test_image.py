@@ -23,6 +23,9 @@ from chart_render import (
     container,
 )
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 # --- the image -----------------------------------------------------------------------------------
 
 

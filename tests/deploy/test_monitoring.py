@@ -16,7 +16,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.parse
@@ -36,9 +35,11 @@ from boxedin.launcher import Stack, free_port
 from boxedin.loadtest import run_load
 
 from stacks import OUTPUT, make_stack
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "services"))
 from wsclient import Browser
+
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = ROOT / "deploy" / "helm" / "boxedin" / "files"

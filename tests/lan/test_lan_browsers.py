@@ -18,6 +18,9 @@ from playwright.sync_api import Page, expect, sync_playwright
 from lanplay import LanProcess, free_port, lan_processes
 from webtools import DESKTOP, PHONE, axe_violations, best_edge, click_edge, game_state, wait_for_state
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 CHROMIUM = "/usr/bin/chromium"
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output" / "lan"
 

@@ -19,7 +19,7 @@ from boxedin.lan import secure
 
 from lanplay import Browser, LanProcess, free_port, host_and_join, lan_processes, let_in, play_to_the_end
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.asyncio, pytest.mark.stack]
 
 
 class Relay:

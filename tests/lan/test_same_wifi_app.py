@@ -16,6 +16,9 @@ from boxedin.common.settings import Settings
 from boxedin.gateway.app import create_app
 from boxedin.launcher import Stack, free_port
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 
 @pytest.mark.asyncio
 async def test_the_gateway_names_the_same_wifi_app_only_when_it_has_one() -> None:

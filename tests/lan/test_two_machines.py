@@ -15,7 +15,7 @@ import pytest
 
 from lanplay import Browser, LanProcess, host_and_join, lan_processes, let_in, play_to_the_end
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.asyncio, pytest.mark.stack]
 
 
 def _ip(*args: str) -> None:

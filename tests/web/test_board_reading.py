@@ -20,6 +20,10 @@ from webtools import (
     play_human_turn,
     wait_for_state,
 )
+import pytest
+
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
 
 
 def my_turn(g: dict[str, Any]) -> bool:

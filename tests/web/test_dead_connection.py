@@ -11,6 +11,10 @@ from typing import Any
 from playwright.sync_api import WebSocketRoute, expect
 
 from webtools import PHONE, wait_for_state
+import pytest
+
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
 
 
 def test_a_roll_whose_update_was_lost_is_sent_again_and_applied_once(browser: Any, web_url: str, shot: Any) -> None:

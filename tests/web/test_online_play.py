@@ -23,6 +23,9 @@ from boxedin.launcher import Stack
 from stacks import make_stack
 from webtools import DESKTOP, PHONE, axe_violations, best_edge, click_edge, game_state, tap_edge, wait_for_state
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 SHORT = 4  # seconds: the grace and the move limit of the short stack
 FINISHED_KEY = "boxedin.online.finished"
 

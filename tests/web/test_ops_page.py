@@ -20,6 +20,9 @@ from stacks import make_stack
 from webtools import DESKTOP
 from wsclient import Browser
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 TOKEN = "ops-token-for-the-tests-0123456789"
 
 

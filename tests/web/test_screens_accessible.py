@@ -14,6 +14,9 @@ from playwright.sync_api import expect
 
 from webtools import DESKTOP, PHONE, axe_violations, human_to_move, wait_for_state
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 SERIOUS = ("(serious)", "(critical)")
 FOCUS_RING = "() => { const s = getComputedStyle(document.activeElement); return [s.outlineStyle, s.outlineWidth]; }"
 OUTPUT = Path(os.environ.get("BOXEDIN_TEST_OUTPUT", Path(__file__).resolve().parents[2] / "test-output")) / "web"

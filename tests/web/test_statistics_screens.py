@@ -11,6 +11,10 @@ from typing import Any
 from playwright.sync_api import Page, expect
 
 from webtools import DESKTOP, PHONE, play_to_end, wait_for_state
+import pytest
+
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
 
 
 def win_against_easy(page: Page) -> dict[str, Any]:

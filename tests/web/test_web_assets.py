@@ -6,6 +6,10 @@ from __future__ import annotations
 import gzip
 import re
 import urllib.request
+import pytest
+
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
 
 
 def fetch(url: str, gzip_ok: bool = True) -> tuple[int, dict[str, str], bytes]:

@@ -23,6 +23,10 @@ from webtools import (
     tap_edge,
     wait_for_state,
 )
+import pytest
+
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
 
 RECORD_STATUS = """() => {
   window.__statuses = [];

@@ -13,15 +13,18 @@ from collections.abc import Iterator
 
 import pytest
 import redis
-from aioplayer import PlayedGame, play_many
 from prometheus_client.parser import text_string_to_metric_families
 
 from boxedin.common.keys import AI_GROUP, Keys
 from boxedin.launcher import Stack, free_port
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 
+from aioplayer import PlayedGame, play_many
 from stacks import make_stack
 from wsclient import Browser
+
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
 
 BUDGET = 0.7  # Expert's budget a turn (the default), the longest any level thinks
 

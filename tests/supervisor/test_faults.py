@@ -29,13 +29,16 @@ from typing import Any
 
 import pytest
 import websockets
-from aioplayer import PlayedGame
 
 from boxedin.launcher import Stack
 from boxedin.process_groups import group_members
 
+from aioplayer import PlayedGame
 from edge_policy import choose_edge
 from stacks import OUTPUT, make_stack
+
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
 
 # Pause of a player between seeing its turn and acting (a quick person).
 MOVE_PAUSE = 0.25

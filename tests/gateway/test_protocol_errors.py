@@ -14,6 +14,9 @@ from boxedin.launcher import Stack
 from edge_policy import open_edges
 from wsclient import Browser
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 
 @pytest.fixture
 def browser(live_stack: Stack) -> Iterator[Browser]:

@@ -28,6 +28,9 @@ from boxedin.launcher import Stack
 
 from stacks import make_stack
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 PROTOCOL = Path(__file__).parents[2] / "docs" / "protocol.md"
 KIB, MIB = 1024, 1024 * 1024
 FRAME, READ = frames.MAX_FRAME_BYTES, frames.MAX_READ_BYTES

@@ -30,6 +30,9 @@ from boxedin.v1 import (
     stats_pb2_grpc,
 )
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 DEVICE = "service-auth-device-0123456789"
 Metadata = tuple[tuple[str, str], ...]
 

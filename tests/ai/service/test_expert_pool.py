@@ -14,6 +14,9 @@ from boxedin.launcher import Stack
 from stacks import make_stack
 from wsclient import Browser
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 
 def ai_metrics(stack: Stack) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     with urllib.request.urlopen(f"http://127.0.0.1:{stack.metrics_ports['ai']}/metrics", timeout=5) as reply:

@@ -7,6 +7,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 
 def test_boxedin_memory_reports_the_keys_of_finished_and_running_games() -> None:
     done = subprocess.run(

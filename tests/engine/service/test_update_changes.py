@@ -32,7 +32,7 @@ from boxedin.engine.service.update_sizes import PlayedGame, played_game
 from boxedin.gateway.outgoing import Update, server_frame
 from boxedin.v1 import common_pb2
 
-WEB = Path(__file__).resolve().parents[2] / "web"
+WEB = Path(__file__).resolve().parents[3] / "web"
 
 
 def every_mode_and_rule(rng: random.Random) -> list[common_pb2.GameSetup]:

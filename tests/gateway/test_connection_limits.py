@@ -26,6 +26,9 @@ from boxedin.launcher import Stack, free_port
 
 from stacks import make_stack
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 CREDITS, CREDITS_PER_SECOND = 10, 4.0
 PER_ADDRESS = 3
 HELLO_SECONDS, IDLE_SECONDS = 1.5, 2.5

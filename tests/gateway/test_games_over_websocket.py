@@ -13,6 +13,9 @@ from boxedin.launcher import Stack
 
 from wsclient import Browser
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 CASES = [
     *[("mini", None, level) for level in ("easy", "normal", "hard", "expert", "local")],
     *[("standard", None, level) for level in ("easy", "normal", "hard", "expert", "local")],

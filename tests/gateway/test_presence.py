@@ -24,6 +24,9 @@ from boxedin.launcher import Stack, free_port
 from stacks import make_stack
 from wsclient import Browser
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 # A killed gateway's connections must leave the count in 10 s; the margin is for measuring.
 HEALED_SECONDS = 10.0
 MARGIN_SECONDS = 1.0

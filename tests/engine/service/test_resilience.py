@@ -20,6 +20,9 @@ from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 from stacks import make_stack
 from wsclient import Browser
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 WITHOUT_BOARD_DETAIL = ("clock_remaining_ms", "seq", "can_undo", "previews")
 
 

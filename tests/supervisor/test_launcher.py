@@ -29,6 +29,9 @@ from boxedin.process_groups import group_members
 from stacks import OUTPUT
 from wsclient import Browser
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 PYTHON = [sys.executable, "-c"]
 
 

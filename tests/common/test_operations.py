@@ -21,6 +21,9 @@ from boxedin.launcher import Stack
 from stacks import make_stack
 from wsclient import Browser
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 
 def fetch(url: str) -> tuple[int, str]:
     try:

@@ -19,6 +19,9 @@ from boxedin.launcher import Stack, free_port, port_is_free, redis_server_binary
 from stacks import OUTPUT, make_stack
 from wsclient import Browser
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 SLOTS = 16384
 
 

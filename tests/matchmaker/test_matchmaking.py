@@ -19,6 +19,9 @@ from boxedin.matchmaker.popularity import Popularity
 from boxedin.matchmaker.queue import LAPSE_SECONDS, MatchQueue
 from boxedin.matchmaker.rooms import Rooms
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 KEYS = Keys("test-matchmaking:")
 
 

@@ -16,6 +16,9 @@ from boxedin.launcher import Stack
 
 from wsclient import Browser
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 
 def test_a_token_is_128_random_bits_and_their_mac_and_only_the_key_it_was_made_with_knows_it() -> None:
     key, other = secrets.token_bytes(32), secrets.token_bytes(32)

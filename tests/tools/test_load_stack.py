@@ -7,6 +7,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 
 def test_the_load_on_its_own_stack_reports_the_cpu_of_every_process_and_spreads_over_the_engines() -> None:
     command = [

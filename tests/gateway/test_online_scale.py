@@ -17,6 +17,9 @@ from boxedin.loadtest import OnlinePlayer
 
 from stacks import make_stack
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 DEVICES = 400
 MODES = ("mini", "quick")
 

@@ -31,6 +31,9 @@ from boxedin.launcher import Stack
 from edge_policy import choose_edge
 from stacks import make_stack
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 LIVE_GAMES = 50
 LIVE_MODE = "classic"  # long enough to last the whole test
 THINK_SECONDS = 0.3  # a live game's player thinks this long between moves

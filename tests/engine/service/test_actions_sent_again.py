@@ -6,10 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from boxedin.launcher import Stack
 from boxedin.loadtest import open_edges
 
 from wsclient import Browser
+
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
 
 
 def _rolled_local_game(browser: Browser) -> tuple[str, int]:

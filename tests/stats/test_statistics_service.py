@@ -22,6 +22,9 @@ from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc, stats_pb2, stats
 from stacks import issued_device, make_stack
 from wsclient import Browser
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 # Twenty devices, with tokens as the stack's gateways issue them (filled in when the stack
 # starts): their games are played through the engine, and some are looked at through a gateway.
 DEVICES: list[str] = []

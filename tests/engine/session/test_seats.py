@@ -17,7 +17,7 @@ from boxedin.engine.game import Game
 from boxedin.engine.service.record import CLOCK, COMPUTER, GameRecord, Person, Seat, authorize
 from boxedin.engine.service.setup import new_game
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ME = device_hash("my-device-token-0123456789")
 THEM = device_hash("their-device-token-0123456789")
 

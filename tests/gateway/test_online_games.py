@@ -18,6 +18,9 @@ from boxedin.launcher import Stack, free_port
 from stacks import make_stack
 from wsclient import Browser
 
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
+
 # Short enough to run out in a test, long enough for test players who act at once.
 GRACE_SECONDS = 4
 MOVE_LIMIT_SECONDS = 6

@@ -14,7 +14,7 @@ from boxedin.common.keys import Keys
 from boxedin.gateway import identity
 from boxedin.launcher import Stack, free_port
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).resolve().parents[1]
 OUTPUT = Path(os.environ.get("BOXEDIN_TEST_OUTPUT", TESTS.parent / "test-output"))
 # The AI's moves are paced for people; tests only need them in order.
 FAST_AI = {"BOXEDIN_AI_PAUSE_NORMAL_SECONDS": "0.05", "BOXEDIN_AI_PAUSE_FAST_SECONDS": "0.01"}

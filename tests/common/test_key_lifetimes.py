@@ -8,6 +8,7 @@ import inspect
 import re
 from pathlib import Path
 
+import pytest
 import redis
 
 from boxedin.common.keys import Keys, celery_prefix
@@ -15,6 +16,9 @@ from boxedin.engine.rules import MODES
 from boxedin.launcher import Stack
 
 from wsclient import Browser
+
+# Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
+pytestmark = pytest.mark.stack
 
 DOC = Path(__file__).parents[2] / "docs" / "keys.md"
 # Keys methods that name no key of their own: hash tags, and lists of other methods' keys.
