@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .context import PlanContext, Position
-from .facts import my_turn
+from .measures import my_turn
 
 
 class Easy:

@@ -40,7 +40,6 @@ from collections.abc import Sequence
 
 from .context import PlanContext, Position
 from .evaluation import CandidateStats, after_turn, evaluate_candidates
-from .facts import my_turn
 from .hard import (
     Hard,
     best_turn,
@@ -51,6 +50,7 @@ from .hard import (
     quiet_steps,
     square_steps,
 )
+from .measures import my_turn
 from .playout import margin, new_shorts
 from .solver_link import exact_dice_applies, exact_dice_turn, exact_standard_line, solver
 

@@ -14,7 +14,7 @@ It is the yardstick of issue 17: Hard, which plans the turn and weighs the reply
 from __future__ import annotations
 
 from .context import PlanContext, Position
-from .facts import my_turn
+from .measures import my_turn
 from .playout import margin, new_shorts
 
 

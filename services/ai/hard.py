@@ -38,8 +38,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .context import PlanContext, Position
-from .facts import captures, my_turn
 from .greedy import Greedy
+from .measures import captures, my_turn
 from .playout import margin, new_shorts, reply_total
 
 

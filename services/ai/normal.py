@@ -5,7 +5,7 @@ edge that leaves the fewest squares one edge short."""
 from __future__ import annotations
 
 from .context import PlanContext, Position
-from .facts import my_turn, score_gain
+from .measures import my_turn, score_gain
 from .playout import new_shorts
 
 

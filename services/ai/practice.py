@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 
 from .context import PlanContext, Position
-from .facts import captures, my_turn
+from .measures import captures, my_turn
 from .playout import new_shorts
 
 

@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING
 
 from boxedin.engine.rules import MODES
 
-from .facts import LEVELS, GameFacts
+from .outcome import LEVELS, GameOutcome
 
 if TYPE_CHECKING:
     from .model import DeviceStats
 
 Counter = Callable[["DeviceStats"], int]
-Feat = Callable[[GameFacts], bool]
+Feat = Callable[[GameOutcome], bool]
 
 CATEGORIES: dict[str, str] = {
     "first_steps": "First Steps",
@@ -84,31 +84,31 @@ def _streak(stats: DeviceStats) -> int:
     return stats.best_streak
 
 
-def _shutout(f: GameFacts) -> bool:
+def _shutout(f: GameOutcome) -> bool:
     return f.won and f.their_score == 0 and f.my_score > 0
 
 
-def _landslide(f: GameFacts) -> bool:
+def _landslide(f: GameOutcome) -> bool:
     return f.won and f.my_score > 0 and f.my_score >= 2 * f.their_score
 
 
-def _photo_finish(f: GameFacts) -> bool:
+def _photo_finish(f: GameOutcome) -> bool:
     return f.won and f.margin == 1
 
 
-def _nine_pointer(f: GameFacts) -> bool:
+def _nine_pointer(f: GameOutcome) -> bool:
     return f.captured_by_size.get(3, 0) > 0
 
 
-def _comeback(f: GameFacts) -> bool:
+def _comeback(f: GameOutcome) -> bool:
     return f.won and f.largest_deficit >= COMEBACK_DEFICIT
 
 
-def _hostile_takeover(f: GameFacts) -> bool:
+def _hostile_takeover(f: GameOutcome) -> bool:
     return f.won and f.taken_over > 0
 
 
-def _hot_hand(f: GameFacts) -> bool:
+def _hot_hand(f: GameOutcome) -> bool:
     """Three of the player's own rolls in a row, in one game, showed the die's top face."""
     run = 0
     for face in f.my_rolls:
@@ -118,7 +118,7 @@ def _hot_hand(f: GameFacts) -> bool:
     return False
 
 
-def _low_roller(f: GameFacts) -> bool:
+def _low_roller(f: GameOutcome) -> bool:
     """A win in which every own roll was in the lower half of the die (1-2 on a d4, 1-3 on a
     d6, 1-4 on a d8, 1-5 on a d10, 1-6 on a d12)."""
     die = f.die
@@ -243,7 +243,7 @@ def progress(stats: DeviceStats, achievement: Achievement) -> int:
     return max(0, min(achievement.target, counter(stats)))
 
 
-def unlock(stats: DeviceStats, facts: GameFacts, now: float) -> list[str]:
+def unlock(stats: DeviceStats, facts: GameOutcome, now: float) -> list[str]:
     """Unlocks what the statistics (already counting the game) and the game's facts have earned
     and not yet unlocked; returns their ids, in the order of ``ACHIEVEMENTS``."""
     unlocked = []

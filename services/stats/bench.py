@@ -24,7 +24,7 @@ from boxedin.engine.rules import mode_by_id
 from boxedin.v1 import common_pb2
 
 from .counter import GameCounter
-from .model import DeviceStats, apply_game, game_facts
+from .model import DeviceStats, apply_game, game_outcome
 from .store import StatsStore
 
 LEVELS = ("easy", "normal", "hard", "expert")
@@ -79,7 +79,7 @@ def in_memory(games: list[tuple[str, common_pb2.FinishedGame]]) -> float:
     stats: dict[str, DeviceStats] = {}
     started = time.perf_counter()
     for device, finished in games:
-        apply_game(stats.setdefault(device, DeviceStats()), game_facts(finished, device), finished.ended)
+        apply_game(stats.setdefault(device, DeviceStats()), game_outcome(finished, device), finished.ended)
     return len(games) / (time.perf_counter() - started)
 
 

@@ -17,7 +17,7 @@ from boxedin.common.metrics import STATS_COUNTED, STATS_LAG
 from boxedin.common.streams import Entry, GroupReader
 from boxedin.v1 import common_pb2
 
-from .model import apply_game, game_facts
+from .model import apply_game, game_outcome
 from .store import StatsStore
 from .wire import result_message
 
@@ -87,7 +87,7 @@ class GameCounter(GroupReader):
             if await self.store.counted(device, finished.game_id):
                 return True
             try:
-                facts = game_facts(finished, device)
+                facts = game_outcome(finished, device)
             except ValueError as exc:
                 log.error("a finished game that cannot be counted", extra={"game": finished.game_id, "error": str(exc)})
                 return True  # it never will be: do not read it again and again

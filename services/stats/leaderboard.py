@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .facts import LEVELS, GameFacts
 from .jsonread import field, number, obj, optional, text, whole
+from .outcome import LEVELS, GameOutcome
 
 KEPT = 10  # wins kept per mode, and under All games
 MULTIPLIER = {level: i + 1 for i, level in enumerate(LEVELS)}  # easy 1 ... expert 4
@@ -80,7 +80,7 @@ class Entry:
         )
 
 
-def entry_for(facts: GameFacts) -> Entry:
+def entry_for(facts: GameOutcome) -> Entry:
     """The leaderboard entry of a win against the AI."""
     if facts.against != "ai" or facts.level is None or not facts.won:
         raise ValueError("only wins against the AI go on the leaderboard")

@@ -23,8 +23,8 @@ from typing import Any
 
 from . import jsonread as read
 from .achievements import ACHIEVEMENTS, CATEGORIES, Achievement, achievement, progress, unlock
-from .facts import AGAINST, LEVELS, OUTCOMES, GameFacts, game_facts
 from .leaderboard import KEPT, Entry, LeaderboardLine, entry_for, place, share_percent, win_points
+from .outcome import AGAINST, LEVELS, OUTCOMES, GameOutcome, game_outcome
 
 __all__ = [
     "ACHIEVEMENTS",
@@ -37,13 +37,13 @@ __all__ = [
     "Achievement",
     "DeviceStats",
     "Entry",
-    "GameFacts",
+    "GameOutcome",
     "GameResult",
     "LeaderboardLine",
     "OtherPlayers",
     "achievement",
     "apply_game",
-    "game_facts",
+    "game_outcome",
     "progress",
     "reset",
     "share_percent",
@@ -237,7 +237,7 @@ class GameResult:
         }
 
 
-def apply_game(stats: DeviceStats, facts: GameFacts, now: float) -> GameResult:
+def apply_game(stats: DeviceStats, facts: GameOutcome, now: float) -> GameResult:
     """Counts one finished game (changing ``stats``) and says what it unlocked and where it
     stands. Achievements unlocked now get ``now`` as their time. The caller counts a game once."""
     line = None
@@ -258,7 +258,7 @@ def reset(stats: DeviceStats) -> None:
         setattr(stats, f.name, getattr(fresh, f.name))
 
 
-def _count_ai_game(stats: DeviceStats, facts: GameFacts) -> None:
+def _count_ai_game(stats: DeviceStats, facts: GameOutcome) -> None:
     stats.games += 1
     won = facts.won
     if won:
@@ -289,7 +289,7 @@ def _count_ai_game(stats: DeviceStats, facts: GameFacts) -> None:
             stats.top_face_rolls += 1
 
 
-def _count_other_game(other: OtherPlayers, facts: GameFacts) -> None:
+def _count_other_game(other: OtherPlayers, facts: GameOutcome) -> None:
     if facts.against == "local":
         other.local_games += 1
     elif facts.against == "practice":
@@ -302,7 +302,7 @@ def _count_other_game(other: OtherPlayers, facts: GameFacts) -> None:
         raise ValueError(f"unknown opponent {facts.against!r}")
 
 
-def _place_win(stats: DeviceStats, facts: GameFacts) -> LeaderboardLine:
+def _place_win(stats: DeviceStats, facts: GameOutcome) -> LeaderboardLine:
     entry = entry_for(facts)
     mode_place = place(stats.leaderboard.setdefault(facts.mode, []), entry)
     all_place = place(stats.leaderboard_all, entry)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from boxedin.ai.easy import Easy
-from boxedin.ai.facts import score_gain
 from boxedin.ai.hard import Hard
+from boxedin.ai.measures import score_gain
 from boxedin.ai.normal import Normal
 from boxedin.ai.playout import margin, new_shorts
 from boxedin.ai.turn import take_turn
@@ -137,8 +137,8 @@ def test_hard_takes_a_square_one_edge_short_that_pays(mode, overlap):
 
 
 def test_hard_in_standard_takes_every_box_then_safe_lines_then_the_cheapest_chain():
-    from boxedin.ai.facts import captures
     from boxedin.ai.hard import opening_cost
+    from boxedin.ai.measures import captures
 
     def check(game: Game, actions) -> None:
         pos = game.position.copy()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from boxedin.ai.facts import captures
+from boxedin.ai.measures import captures
 from boxedin.ai.playout import new_shorts
 from boxedin.ai.practice import candidate_groups, seeded_index
 from boxedin.ai.turn import take_turn

@@ -1,5 +1,5 @@
 """Finished games for the stats tests, built with the engine and read back as the stats service
-reads them: a ``FinishedGame`` (codec record, seats, server clock) and ``game_facts``.
+reads them: a ``FinishedGame`` (codec record, seats, server clock) and ``game_outcome``.
 
 ``box_game`` plays a whole game in which the tests decide who completes every box: ``owners``
 names, row by row, the seat (1 or 2) that draws each box's last edge. Boxes are completed in
@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from boxedin.engine import codec
 from boxedin.engine.game import Game
 from boxedin.engine.rules import MODES, Overlap
-from boxedin.stats.model import DeviceStats, GameFacts, GameResult, apply_game, game_facts
+from boxedin.stats.model import DeviceStats, GameOutcome, GameResult, apply_game, game_outcome
 from boxedin.v1 import common_pb2
 
 ME = "a1" * 32  # the SHA-256 (hex) of this device's token
@@ -91,8 +91,8 @@ def facts_of(
     game_id: str = "g1",
     created: float = 1_000.0,
     ended: float = 1_060.0,
-) -> GameFacts:
-    return game_facts(finished(game, seats, game_id=game_id, created=created, ended=ended), device)
+) -> GameOutcome:
+    return game_outcome(finished(game, seats, game_id=game_id, created=created, ended=ended), device)
 
 
 def count(

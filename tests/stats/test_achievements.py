@@ -23,7 +23,7 @@ from boxedin.stats.model import (
     ACHIEVEMENTS,
     CATEGORIES,
     DeviceStats,
-    GameFacts,
+    GameOutcome,
     achievement,
     apply_game,
     progress,
@@ -63,7 +63,7 @@ class Device:
     def play(self, game: Game, seats: Sequence[common_pb2.SeatInfo] | None = None, level: str = "normal") -> list[str]:
         return self.count(facts_of(game, ai_seats(level) if seats is None else seats))
 
-    def count(self, facts: GameFacts) -> list[str]:
+    def count(self, facts: GameOutcome) -> list[str]:
         """Counts the facts of a game (under a new game id); returns the achievements it unlocked."""
         self.played += 1
         facts = dataclasses.replace(facts, game_id=f"game{self.played}")
@@ -80,15 +80,15 @@ def mini(score: tuple[int, int]) -> Game:
     return box_game("mini", MINI[score])
 
 
-def win_facts(level: str = "normal") -> GameFacts:
+def win_facts(level: str = "normal") -> GameOutcome:
     return facts_of(mini((9, 0)), ai_seats(level))
 
 
-def loss_facts() -> GameFacts:
+def loss_facts() -> GameOutcome:
     return facts_of(mini((4, 5)))
 
 
-def tie_facts() -> GameFacts:
+def tie_facts() -> GameOutcome:
     # Strategic under Consume: seat 1 completes rows 0-4 and column 0, so the 32 2x2s over rows
     # 1-4, the AI the 32 over rows 5-8: 128 : 128.
     return facts_of(box_game("strategic", "111111111" * 5 + "122222222" * 4, overlap="consume"))

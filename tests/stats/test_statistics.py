@@ -21,7 +21,7 @@ from boxedin.engine import codec
 from boxedin.engine.board import Edge
 from boxedin.engine.game import Game
 from boxedin.engine.rules import MODES
-from boxedin.stats.model import STATS_VERSION, DeviceStats, apply_game, game_facts, reset
+from boxedin.stats.model import STATS_VERSION, DeviceStats, apply_game, game_outcome, reset
 from boxedin.v1 import common_pb2
 
 from stats_games import (
@@ -257,14 +257,14 @@ def test_a_game_the_device_did_not_play_is_refused() -> None:
     with pytest.raises(ValueError, match="no seat"):
         facts_of(mini(MINI_5_4), ai_seats(device="b" * 64))
     with pytest.raises(ValueError, match="no seat"):
-        game_facts(finished(mini(MINI_5_4)), "")
+        game_outcome(finished(mini(MINI_5_4)), "")
 
 
 def test_a_damaged_or_unfinished_record_is_refused() -> None:
     damaged = finished(mini(MINI_5_4))
     damaged.record = damaged.record[:-3]
     with pytest.raises(ValueError, match="does not decode"):
-        game_facts(damaged, ME)
+        game_outcome(damaged, ME)
     running = Game.from_mode(MODES["mini"])
     running.roll(2)
     with pytest.raises(ValueError, match="not over"):
@@ -272,7 +272,7 @@ def test_a_damaged_or_unfinished_record_is_refused() -> None:
     with pytest.raises(ValueError, match="AI level"):
         facts_of(mini(MINI_5_4), ai_seats("impossible"))
     with pytest.raises(ValueError, match="two seats"):
-        game_facts(common_pb2.FinishedGame(game_id="x", record=codec.encode(mini(MINI_5_4))), ME)
+        game_outcome(common_pb2.FinishedGame(game_id="x", record=codec.encode(mini(MINI_5_4))), ME)
 
 
 def test_seconds_are_the_server_clock_and_never_negative() -> None:

@@ -1,4 +1,4 @@
-"""What one finished game means for one device: the facts the statistics, the achievements and
+"""What one finished game means for one device, its outcome: what the statistics, the achievements and
 the leaderboard are worked out from, read once from a ``FinishedGame``.
 
 The record (``boxedin.engine.codec``) holds the rules and every action, so everything is
@@ -23,7 +23,7 @@ OUTCOMES = ("win", "loss", "tie")
 
 
 @dataclass(frozen=True)
-class GameFacts:
+class GameOutcome:
     """Everything the statistics need about one finished game, from one device's seat.
 
     ``seat`` is the device's seat (1 or 2); in a local game, where the device holds both seats,
@@ -61,8 +61,8 @@ class GameFacts:
         return self.my_score - self.their_score
 
 
-def game_facts(finished: common_pb2.FinishedGame, device: str) -> GameFacts:
-    """The facts of a finished game for the device (the SHA-256 hex of its token).
+def game_outcome(finished: common_pb2.FinishedGame, device: str) -> GameOutcome:
+    """The outcome of a finished game for the device (the SHA-256 hex of its token).
 
     ``ValueError`` when the device holds no seat, the seats are not two known kinds, the record
     does not decode, is not one of the modes, or the game is not over.
@@ -116,7 +116,7 @@ def game_facts(finished: common_pb2.FinishedGame, device: str) -> GameFacts:
         running[1] += move.score_change[1]
         deficit = max(deficit, running[2 - seat] - running[seat - 1])
     rolls = _rolls_by_seat(game)
-    return GameFacts(
+    return GameOutcome(
         game_id=finished.game_id,
         mode=game.mode.id,
         overlap=game.rules.overlap.id if game.rules.has_overlap else None,

@@ -1,4 +1,4 @@
-"""Small facts about a position that several players ask for, all measured on the core."""
+"""Measures of a position that several players ask for (open edges, gains, captures), all taken on the core."""
 
 from __future__ import annotations
 
