@@ -11,7 +11,7 @@ A patch of an object holds, each part left out when empty:
   one splice of one entry;
 - ``patch``: objects changed in part, each a patch of its own (an edge's preview, say).
 
-The web client's copy of this is web/src/delta.ts."""
+The web client's copy of this is web/src/network/delta.ts."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Server frames of the websocket protocol (docs/protocol.md) as models: the contract the web
-client's types (web/src/types.ts) are checked against, and what the tests hold every frame of
+client's types (web/src/network/types.ts) are checked against, and what the tests hold every frame of
 the real server to.
 
 Two kinds of "nothing" are kept apart, because the client tells them apart:
@@ -673,5 +673,5 @@ def server_frame(raw: str | bytes | dict[str, Any]) -> ServerFrameModel | State 
 
 
 def server_frame_schema() -> dict[str, Any]:
-    """The JSON schema of every server frame (what web/src/types.ts is checked against)."""
+    """The JSON schema of every server frame (what web/src/network/types.ts is checked against)."""
     return SERVER_FRAMES.json_schema()

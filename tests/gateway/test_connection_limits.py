@@ -41,7 +41,7 @@ STRICT = {
     "BOXEDIN_IDLE_TIMEOUT_SECONDS": str(IDLE_SECONDS),
     "BOXEDIN_ALLOWED_ORIGINS": ALLOWED,
 }
-WEB_PROTOCOL = Path(__file__).parents[2] / "web" / "src" / "protocol.ts"
+WEB_PROTOCOL = Path(__file__).parents[2] / "web" / "src" / "network" / "protocol.ts"
 
 
 class Gateways:

@@ -1,6 +1,6 @@
 """The server frames' models (services/gateway/outgoing.py) against what they describe: the game
 states the engine produces in random whole games of every mode and overlap rule, the frames
-docs/protocol.md shows, and the web client's types (web/src/types.ts), compiled together with
+docs/protocol.md shows, and the web client's types (web/src/network/types.ts), compiled together with
 TypeScript. No running service is needed; the last test needs web/node_modules (scripts/setup)
 and fails, not skips, without it."""
 
@@ -327,7 +327,7 @@ def test_state_and_update_frames_are_taken() -> None:
     )
 
 
-# --- web/src/types.ts against the models ----------------------------------------------------------
+# --- web/src/network/types.ts against the models ----------------------------------------------------------
 
 
 def _web_tool(relative: str) -> Path:
@@ -365,7 +365,7 @@ def _for_json2ts(node: Any, *, named: bool = False) -> Any:
     return out
 
 
-# Pairs of (generated from the models, web/src/types.ts) that must be the same type.
+# Pairs of (generated from the models, web/src/network/types.ts) that must be the same type.
 _SAME = {
     "frame types": ('G.ServerFrame["type"]', 'T.ServerFrame["type"]'),
     "GameState": ("G.GameState", "T.GameState"),
@@ -427,7 +427,7 @@ def test_web_types_agree_with_the_models(tmp_path: Path) -> None:
     )  # fmt: skip
     assert generated.returncode == 0, f"json2ts failed:\n{generated.stdout}{generated.stderr}"
     check = tmp_path / "check.ts"
-    check.write_text(_check_source(WEB / "src" / "types.ts"))
+    check.write_text(_check_source(WEB / "src" / "network" / "types.ts"))
     config = {
         "compilerOptions": {
             "strict": True, "noEmit": True, "target": "ES2022", "module": "ESNext", "moduleResolution": "Bundler",
@@ -452,7 +452,7 @@ def test_web_types_agree_with_the_models(tmp_path: Path) -> None:
             if where:
                 report.append(f"    at: {source[int(where.group(1)) - 1].strip()}")
         pytest.fail(
-            "web/src/types.ts and the server frames of services/gateway/outgoing.py differ "
+            "web/src/network/types.ts and the server frames of services/gateway/outgoing.py differ "
             f"(generated types and check in {tmp_path}):\n" + "\n".join(report),
             pytrace=False,
         )

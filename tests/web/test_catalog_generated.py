@@ -1,4 +1,4 @@
-"""The web client's copy of the engine's modes (web/src/rules.generated.ts) is what
+"""The web client's copy of the engine's modes (web/src/generated/rules.ts) is what
 scripts/gen_catalog.py writes from services/engine/rules.py now: change a mode, and this fails
 until the file is generated again."""
 
@@ -21,7 +21,7 @@ def _generator():  # type: ignore[no-untyped-def]
 def test_the_committed_catalogue_matches_the_engine() -> None:
     gen = _generator()
     committed = gen.TARGET.read_text(encoding="utf-8")
-    assert committed == gen.render(), "web/src/rules.generated.ts is stale: run .venv/bin/python scripts/gen_catalog.py"
+    assert committed == gen.render(), "web/src/generated/rules.ts is stale: run .venv/bin/python scripts/gen_catalog.py"
 
 
 def test_a_changed_mode_shows_in_the_generated_text() -> None:

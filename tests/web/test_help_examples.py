@@ -1,4 +1,4 @@
-"""The drawn overlap examples of Help & Rules (web/src/helpDiagrams.ts) say what the engine does:
+"""The drawn overlap examples of Help & Rules (web/src/state/helpExamples.ts) say what the engine does:
 each example is played out in the engine, edge by edge, and its final score must be the one the
 Help page prints under it."""
 
@@ -13,7 +13,7 @@ from boxedin.engine.board import Edge
 from boxedin.engine.game import Game
 from boxedin.engine.rules import Overlap, RuleSet
 
-DIAGRAMS = Path(__file__).resolve().parents[2] / "web" / "src" / "helpDiagrams.ts"
+DIAGRAMS = Path(__file__).resolve().parents[2] / "web" / "src" / "state" / "helpExamples.ts"
 
 Turn = tuple[int, list[str]]  # the player and the edges they draw ("h0,1": h, row 0, column 1)
 
@@ -62,7 +62,7 @@ SCENARIOS: dict[str, tuple[int, list[Turn]]] = {
 
 
 def printed_scores() -> dict[str, list[tuple[int, int]]]:
-    """Each rule's step scores as helpDiagrams.ts prints them."""
+    """Each rule's step scores as helpExamples.ts gives them."""
     text = DIAGRAMS.read_text(encoding="utf-8")
     body = text[text.index("OVERLAP_EXAMPLES") :]
     blocks = re.split(r"\n  (\w+): \{", body)[1:]

@@ -13,7 +13,7 @@ from edge_policy import choose_edge
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
-UNIT = 100  # one box in the board's SVG units (web/src/geometry.ts)
+UNIT = 100  # one box in the board's SVG units (web/src/state/geometry.ts)
 MARGIN = 40
 
 

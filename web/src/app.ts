@@ -1,13 +1,13 @@
 // The application: settings, the connection, remembered menu choices and the screens.
 
-import { Connection, isDeviceToken, socketUrl, type ConnStatus } from "./protocol";
+import { Connection, isDeviceToken, socketUrl, type ConnStatus } from "./network/protocol";
 import {
   effectiveDark, firstForServer, loadSettings, paletteVars, saveSettings, type KeyValueStore, type Settings,
-} from "./settings";
-import { h, toast } from "./dom";
-import type { GameState, Level, NewGameOptions, PresenceFrame, SavedSummary, StatsFrame } from "./types";
-import { loadName, noteFinished, saveName } from "./online";
-import { loadMenuChoices, saveMenuChoices, type MenuChoices, type PracticeChoices, loadPracticeChoices, savePracticeChoices } from "./choices";
+} from "./state/settings";
+import { h, toast } from "./views/dom";
+import type { GameState, Level, NewGameOptions, PresenceFrame, SavedSummary, StatsFrame } from "./network/types";
+import { loadName, noteFinished, saveName } from "./state/online";
+import { loadMenuChoices, saveMenuChoices, type MenuChoices, type PracticeChoices, loadPracticeChoices, savePracticeChoices } from "./state/choices";
 
 export type ScreenName = "menu" | "game" | "settings" | "help" | "practice-setup" | "online" | "lan" | StatsScreenName;
 export type StatsScreenName = "statistics" | "achievements" | "leaderboard";

@@ -1,13 +1,13 @@
-import "./style.css";
+import "./views/style.css";
 import { App } from "./app";
-import { mountGame } from "./game";
-import { mountHelp } from "./help";
-import { mountLan } from "./lanView";
-import { mountMenu } from "./menu";
-import { mountOnline } from "./onlineView";
-import { mountPracticeSetup } from "./practice";
-import { mountSettings } from "./settingsView";
-import { mountAchievements, mountLeaderboard, mountStatistics } from "./statsView";
+import { mountGame } from "./views/game";
+import { mountHelp } from "./views/help";
+import { mountLan } from "./views/lanView";
+import { mountMenu } from "./views/menu";
+import { mountOnline } from "./views/onlineView";
+import { mountPracticeSetup } from "./views/practiceSetup";
+import { mountSettings } from "./views/settingsView";
+import { mountAchievements, mountLeaderboard, mountStatistics } from "./views/statsView";
 
 const root = document.getElementById("app")!;
 const app = new App(root);
@@ -22,6 +22,6 @@ app.register("statistics", mountStatistics);
 app.register("achievements", mountAchievements);
 app.register("leaderboard", mountLeaderboard);
 app.start();
-// The Same Wi-Fi app's page opened from another page's Same Wi-Fi tab (web/src/lanView.ts).
+// The Same Wi-Fi app's page opened from another page's Same Wi-Fi tab (views/lanView.ts).
 if (location.hash === "#same-wifi") app.show("lan");
 (window as unknown as { boxedin: App }).boxedin = app;

@@ -1,4 +1,4 @@
-import type { GameState, LeaderboardEntry, StatsFrame } from "../src/types";
+import type { GameState, LeaderboardEntry, StatsFrame } from "../src/network/types";
 
 export function makeGame(over: Partial<GameState> = {}): GameState {
   return {

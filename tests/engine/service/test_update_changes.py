@@ -5,7 +5,7 @@ come back, practice; some with a move clock) are played through
 two engine replicas on a Redis of the test's own (so that updates are made both from the state a
 replica kept and from one it computed again), with reads of the game between. After every update,
 the state built from the updates equals the whole state the engine computed for the same seq: by
-the Python applier (boxedin.common.delta) here, and by the web client's (web/src/delta.ts) in
+the Python applier (boxedin.common.delta) here, and by the web client's (web/src/network/delta.ts) in
 Vitest, on the same games."""
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def _carried(changes: dict[str, Any], field: str) -> int:
 
 
 def digest(state: dict[str, Any]) -> str:
-    """The SHA-256 of the state's JSON with sorted keys, as web/test/delta.test.ts computes it."""
+    """The SHA-256 of the state's JSON with sorted keys, as web/test/network/delta.test.ts computes it."""
     text = json.dumps(state, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -114,7 +114,7 @@ def test_the_state_built_from_updates_is_the_engines_after_every_update(redis_ur
     npx = shutil.which("npx")
     assert npx is not None, "the web client's check needs Node.js 20 (npx)"
     checked = subprocess.run(
-        [npx, "vitest", "run", "test/delta.test.ts"],
+        [npx, "vitest", "run", "test/network/delta.test.ts"],
         cwd=WEB, capture_output=True, text=True, timeout=120,
         env={**os.environ, "BOXEDIN_DELTA_GAMES": str(games_file)},
     )  # fmt: skip

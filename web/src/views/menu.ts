@@ -1,0 +1,248 @@
+// The menu: opponent, AI difficulty, move clock, the nine games with the overlap picker,
+// Continue game, Practice, and the Play/Start button.
+
+import type { App, Screen } from "../app";
+import { CLOCKS, LEVELS, clockLabel, levelName, modeName, overlapName } from "../state/catalog";
+import { selectMode } from "../state/choices";
+import { choose, h, modal, popupMenu } from "./dom";
+import { modeCards } from "./modePicker";
+import { opponentLabel } from "../state/texts";
+import type { SavedSummary } from "../network/types";
+
+export function confirmReplace(app: App): Promise<boolean> {
+  if (!app.saved) return Promise.resolve(true);
+  return modal({
+    title: "Start a new game?",
+    body: ["Your saved game will be replaced by the new one."],
+    buttons: [
+      { label: "Keep", value: false },
+      { label: "Start new game", value: true, primary: true },
+    ],
+  }).then((v) => v === true);
+}
+
+export function mountMenu(app: App, root: HTMLElement): Screen {
+  const offs: (() => void)[] = [];
+  const screen = h("div", { class: "screen menu-screen" });
+  root.append(screen);
+
+  const render = () => {
+    const m = app.menu;
+    const focusedId = (document.activeElement as HTMLElement | null)?.dataset?.focusId;
+    screen.replaceChildren();
+
+    // More options: Settings, Statistics, Achievements, Leaderboard, Help & Rules (and Practice).
+    const more = popupMenu({
+      focusId: "more",
+      items: [
+        { label: "Settings", onSelect: () => app.show("settings") },
+        { label: "Statistics", onSelect: () => app.showStats("statistics", "menu") },
+        { label: "Achievements", onSelect: () => app.showStats("achievements", "menu") },
+        { label: "Leaderboard", onSelect: () => app.showStats("leaderboard", "menu") },
+        { label: "Help & Rules", onSelect: () => app.show("help") },
+        { label: "Practice", onSelect: () => app.show("practice-setup") },
+      ],
+    });
+
+    const header = h(
+      "header",
+      { class: "topbar" },
+      h("h1", { class: "brand" }, h("span", { class: "brand-mark", "aria-hidden": "true" }, "◆"), "Boxed In"),
+      h("div", { class: "topbar-end" }, more),
+    );
+
+    // Opponent
+    const oppGroup = h(
+      "div",
+      { class: "segmented", role: "radiogroup", "aria-label": "Opponent" },
+      (["ai", "local"] as const).map((o) =>
+        h(
+          "button",
+          {
+            type: "button",
+            role: "radio",
+            "aria-checked": String(m.opponent === o),
+            class: m.opponent === o ? "selected" : "",
+            "data-focus-id": `opp-${o}`,
+            onclick: () => {
+              app.menu = { ...app.menu, opponent: o };
+              app.saveMenu();
+              render();
+            },
+          },
+          o === "ai" ? "vs AI" : "Local",
+        ),
+      ),
+      // Online has a menu of its own: somebody on another device.
+      h(
+        "button",
+        { type: "button", role: "radio", "aria-checked": "false", "data-focus-id": "opp-online", onclick: () => app.show("online") },
+        "Online",
+      ),
+    );
+
+    const levelBtn =
+      m.opponent === "ai"
+        ? h(
+            "button",
+            {
+              type: "button",
+              class: "chip",
+              "data-focus-id": "level",
+              "aria-haspopup": "dialog",
+              onclick: async () => {
+                const v = await choose({ title: "AI difficulty", options: LEVELS, current: m.level });
+                if (v) {
+                  app.menu = { ...app.menu, level: v as typeof m.level };
+                  app.saveMenu();
+                }
+                render();
+                (screen.querySelector('[data-focus-id="level"]') as HTMLElement | null)?.focus();
+              },
+            },
+            `AI: ${levelName(m.level)}`,
+          )
+        : null;
+    const clockBtn = h(
+      "button",
+      {
+        type: "button",
+        class: "chip",
+        "data-focus-id": "clock",
+        "aria-haspopup": "dialog",
+        onclick: async () => {
+          const v = await choose({
+            title: "Move clock",
+            options: CLOCKS.map((c) => ({ id: String(c), name: c ? `${c} seconds` : "No clock", line: c ? `Every roll and every edge must come within ${c} s; moves cannot be taken back.` : "Take as long as you like." })),
+            current: String(m.clock),
+          });
+          if (v !== null) {
+            app.menu = { ...app.menu, clock: Number(v) };
+            app.saveMenu();
+          }
+          render();
+          (screen.querySelector('[data-focus-id="clock"]') as HTMLElement | null)?.focus();
+        },
+      },
+      clockLabel(m.clock),
+    );
+
+    const continueCard = app.saved ? renderContinue(app, app.saved, render) : null;
+
+    const practiceCard = h(
+      "button",
+      { type: "button", class: "practice-entry", "data-focus-id": "practice", onclick: () => app.show("practice-setup") },
+      h("span", { class: "practice-title" }, "Practice"),
+      h("span", { class: "practice-line" }, "A small seeded game with move previews and a history"),
+    );
+
+    const playLabel = m.opponent === "ai" ? "Play" : "Start";
+    const playBar = h(
+      "div",
+      { class: "play-bar" },
+      h(
+        "div",
+        { class: "play-summary", id: "play-summary" },
+        h("strong", {}, modeName(m.mode) + (m.overlap ? ` · ${overlapName(m.overlap)}` : "")),
+        h("span", {}, m.opponent === "ai" ? opponentLabel("ai", m.level) : "Local: 2 players"),
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "btn primary play-btn",
+          "aria-describedby": "play-summary",
+          "data-focus-id": "play",
+          onclick: async () => {
+            if (!(await confirmReplace(app))) return;
+            app.startGame(app.menuGameOptions());
+          },
+        },
+        playLabel,
+      ),
+    );
+
+    const list = modeCards({
+      current: { mode: m.mode, overlap: m.overlap },
+      onMode: (id) => {
+        if (app.menu.mode === id) return;
+        app.menu = selectMode(app.menu, id);
+        app.saveMenu();
+        render();
+      },
+      onOverlap: (v) => {
+        if (v) {
+          app.menu = { ...app.menu, overlap: v };
+          app.saveMenu();
+        }
+        render();
+        (screen.querySelector('[data-focus-id="overlap"]') as HTMLElement | null)?.focus();
+      },
+    });
+
+    screen.append(
+      header,
+      h(
+        "div",
+        { class: "menu-body" },
+        h(
+          "section",
+          { class: "menu-controls", "aria-label": "Choices" },
+          h("div", { class: "field-label" }, "Opponent"),
+          oppGroup,
+          h("div", { class: "chip-row" }, levelBtn, clockBtn),
+          continueCard,
+          practiceCard,
+          playBar,
+        ),
+        h("section", { class: "menu-games", "aria-label": "Game list" }, h("h2", { class: "field-label" }, "Game"), list),
+      ),
+    );
+    if (focusedId) (screen.querySelector(`[data-focus-id="${focusedId}"]`) as HTMLElement | null)?.focus();
+  };
+
+  render();
+  offs.push(app.conn.on({ saved: () => render() }));
+  return { unmount: () => offs.forEach((f) => f()) };
+}
+
+function renderContinue(app: App, saved: SavedSummary, rerender: () => void): HTMLElement {
+  const names = saved.opponent === "ai" ? ["You", "AI"] : saved.opponent === "practice" ? ["You", "Computer"] : ["Player 1", "Player 2"];
+  return h(
+    "section",
+    { class: "continue-card", "aria-label": "Continue game" },
+    h("h2", {}, "Continue game"),
+    h("div", { class: "continue-mode" }, modeName(saved.mode) + (saved.overlap ? ` · ${overlapName(saved.overlap)}` : "")),
+    h("div", { class: "continue-opp" }, opponentLabel(saved.opponent, saved.level)),
+    h("div", { class: "continue-score" }, `${names[0]} ${saved.scores[0]} : ${saved.scores[1]} ${names[1]} · Round ${saved.round}`),
+    h(
+      "div",
+      { class: "continue-buttons" },
+      h("button", { type: "button", class: "btn primary", "data-focus-id": "resume", onclick: () => app.resumeSaved() }, "Resume"),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "btn",
+          "data-focus-id": "discard",
+          onclick: async () => {
+            const v = await modal({
+              title: "Discard saved game?",
+              body: ["The saved game will be deleted. This cannot be undone."],
+              buttons: [
+                { label: "Keep", value: false, primary: true },
+                { label: "Discard", value: true, danger: true },
+              ],
+            });
+            if (v) {
+              app.conn.discard();
+              app.saved = null;
+              rerender();
+            }
+          },
+        },
+        "Discard",
+      ),
+    ),
+  );
+}
