@@ -69,6 +69,11 @@ CELERY_TASK_LATENCY = Histogram(
     buckets=(0.05, 0.1, 0.25, 0.5, 0.7, 1.0, 2.0, 5.0),
 )
 WORKERS_BUSY = Gauge("boxedin_celery_tasks_running", "Expert evaluation tasks a Celery worker is running now")
+# Set by the AI service at start from BOXEDIN_USE_CELERY: the alerts expect Celery workers only
+# where it is 1 (Celery off is a valid setting; Expert then thinks in the AI service).
+EXPERT_POOL_ENABLED = Gauge(
+    "boxedin_expert_pool_enabled", "1 when Expert spreads its playouts over the Celery workers (use_celery), else 0"
+)
 ONLINE_GAMES_STARTED = Counter(
     "boxedin_online_games_started_total", "Online games the matchmaker started, by mode and how the players met",
     ["mode", "via"],

@@ -99,6 +99,9 @@ def test_chart_loads_with_its_schema(chart: helm.Chart) -> None:
         ({"redis": {"url": "http://redis:6379"}}, "at '/redis/url'"),
         ({"services": {"engine": {"resources": {"requests": {"cpu": "lots"}}}}}, "requests/cpu'"),
         ({"replicaCount": 3}, "additional properties 'replicaCount' not allowed"),
+        # It ends up inside a quoted YAML string, before "#ANCHOR".
+        ({"monitoring": {"runbookBaseUrl": 'https://x/"a'}}, "at '/monitoring/runbookBaseUrl'"),
+        ({"monitoring": {"runbookBaseUrl": "https://x/runbooks.md#top"}}, "at '/monitoring/runbookBaseUrl'"),
     ],
 )
 def test_schema_refuses_wrong_values(chart: helm.Chart, values: dict[str, Any], message: str) -> None:

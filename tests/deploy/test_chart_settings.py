@@ -106,6 +106,41 @@ def test_rules_and_dashboards_are_shipped_as_written(default: Rendered, producti
         assert {name: json.loads(text) for name, text in dashboard_map["data"].items()} == dashboards
 
 
+def test_the_runbook_links_take_the_chart_value(chart: helm.Chart, default: Rendered) -> None:
+    """Every alert's runbook_url is monitoring.runbookBaseUrl and its section's anchor, in both
+    forms the rules are shipped in; nothing else of the rules changes. The default is the
+    file's own: docs/runbooks.md."""
+    groups = yaml.safe_load((FILES / "rules.yaml").read_text())["groups"]
+    written = [rule for group in groups for rule in group["rules"]]
+    assert written and all(rule["annotations"]["runbook_url"].startswith("docs/runbooks.md#") for rule in written)
+    base = "https://git.example.com/ops/boxedin/-/blob/main/docs/runbooks.md"
+    operator = {"monitoring": {"runbookBaseUrl": base, "prometheusRule": {"enabled": True}}}
+    plain = render(chart, {"monitoring": {"runbookBaseUrl": base}})
+    shipped = {
+        "default": yaml.safe_load(default.get("ConfigMap", f"{FULLNAME}-prometheus-rules")["data"]["rules.yaml"]),
+        "configmap": yaml.safe_load(plain.get("ConfigMap", f"{FULLNAME}-prometheus-rules")["data"]["rules.yaml"]),
+        "operator": render(chart, operator).get("PrometheusRule", FULLNAME)["spec"],
+    }
+    for form, rules in shipped.items():
+        alerts = [rule for group in rules["groups"] for rule in group["rules"]]
+        assert len(alerts) == len(written), form
+        expected_base = "docs/runbooks.md" if form == "default" else base
+        for rule, as_written in zip(alerts, written, strict=True):
+            anchor = as_written["annotations"]["runbook_url"].split("#", 1)[1]
+            assert rule["annotations"]["runbook_url"] == f"{expected_base}#{anchor}", (form, rule["alert"])
+            rule["annotations"]["runbook_url"] = as_written["annotations"]["runbook_url"]
+            assert rule == as_written, (form, rule["alert"])
+
+
+def test_the_plain_scrape_job_labels_each_target_with_its_namespace(default: Rendered) -> None:
+    """The rules keep installations apart by `namespace`: the chart's scrape job for a Prometheus
+    without the Operator sets it (ServiceMonitors get it from the Operator)."""
+    (job,) = yaml.safe_load(default.get("ConfigMap", f"{FULLNAME}-prometheus-rules")["data"]["scrape-config.yaml"])
+    relabel = [r for r in job["relabel_configs"] if r.get("target_label") == "namespace"]
+    assert relabel == [{"source_labels": ["__meta_kubernetes_namespace"], "target_label": "namespace"}]
+    assert job["kubernetes_sd_configs"][0]["namespaces"]["names"] == [NAMESPACE]
+
+
 def test_metrics_are_scraped_under_the_jobs_the_rules_name(default: Rendered, production: Rendered) -> None:
     (monitor,) = production.of("ServiceMonitor")
     assert monitor["spec"]["jobLabel"] == "boxedin/job"

@@ -1,6 +1,7 @@
 """The chart's Prometheus alerting rules and Grafana dashboards (deploy/helm/boxedin/files/):
 promtool checks the rules and proves each alert fires on series built for it
-(tests/deploy/rules_test.yaml); every dashboard has its panels and a `${datasource}` variable;
+(tests/deploy/rules_test.yaml), keeps every installation's `namespace` apart and links a
+runbook section of docs/runbooks.md; every dashboard has its panels and a `${datasource}` variable;
 every PromQL expression in the dashboards and the rules is valid, names only metrics the services
 define, and runs without error on a real Prometheus (Debian's) that scrapes a running stack while
 `boxedin load` plays games and loads the rules themselves."""
@@ -46,6 +47,9 @@ FILES = ROOT / "deploy" / "helm" / "boxedin" / "files"
 RULES = FILES / "rules.yaml"
 DASHBOARDS = FILES / "dashboards"
 RULES_TEST = Path(__file__).with_name("rules_test.yaml")
+RUNBOOKS = ROOT / "docs" / "runbooks.md"
+# The namespace the live test's Prometheus gives every target, as the chart's scrape job does.
+NAMESPACE = "boxedin-test"
 PROMETHEUS = os.environ.get("BOXEDIN_PROMETHEUS", "/usr/bin/prometheus")
 PROMTOOL = os.environ.get("BOXEDIN_PROMTOOL", "/usr/bin/promtool")
 
@@ -62,8 +66,15 @@ JOBS: dict[str, Callable[[Stack], int]] = {
 
 ALERTS = {
     "BoxedInErrorRate", "BoxedInActionRoundTripSlow", "BoxedInActionApplySlow", "BoxedInExpertFallingBack",
-    "BoxedInNoCeleryWorker", "BoxedInServiceDown", "BoxedInRedisUnreachable", "BoxedInPresenceFiguresStale",
+    "BoxedInNoCeleryWorker", "BoxedInServiceDown", "BoxedInKindMissing", "BoxedInRedisUnreachable",
+    "BoxedInPresenceFiguresStale",
 }  # fmt: skip
+# What the two alerts without a threshold work from, which a running stack has: the AI's Expert
+# pool setting, and every kind's targets.
+SET_MEASURES = {
+    "BoxedInNoCeleryWorker": 'max by (namespace) (boxedin_expert_pool_enabled{job="boxedin-ai"})',
+    "BoxedInKindMissing": 'group by (namespace, job) (up{job=~"boxedin-.*"})',
+}
 
 # Each dashboard's panels the issue asks for, by title, with a metric each must query.
 REQUIRED_PANELS = {
@@ -168,6 +179,36 @@ def expressions() -> dict[str, list[str]]:
     return found
 
 
+def alert_rules() -> list[dict[str, Any]]:
+    return [rule for group in yaml.safe_load(RULES.read_text())["groups"] for rule in group["rules"]]
+
+
+def unwrap(expr: str) -> str:
+    """``expr`` without parentheses around all of it."""
+    expr = expr.strip()
+    while expr.startswith("(") and expr.endswith(")"):
+        depth = 0
+        for i, char in enumerate(expr):
+            depth += {"(": 1, ")": -1}.get(char, 0)
+            if depth == 0 and i < len(expr) - 1:
+                return expr
+        expr = expr[1:-1].strip()
+    return expr
+
+
+def measure(expr: str) -> str | None:
+    """What a rule compares with its threshold: ``X`` of ``X > 0.05``, or of ``(X > 0.05) and on
+    (namespace) FLOOR >= 10`` (a floor: a minimum of work, which a quiet stack may not reach)."""
+    head = re.split(r"^and on \(namespace\)$", expr.strip(), flags=re.MULTILINE)[0]
+    found = re.fullmatch(r"(.*\S)\s*(?:>=|>|<|==)\s*[0-9.]+", unwrap(head), re.DOTALL)
+    return found.group(1) if found else None
+
+
+def slug(heading: str) -> str:
+    """The anchor GitHub (and most Markdown renderers) give a heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
 def run(args: list[str]) -> subprocess.CompletedProcess[str]:
     if not Path(args[0]).exists():
         pytest.fail(f"{args[0]} is missing: `scripts/setup --browser` installs Debian's prometheus package")
@@ -184,11 +225,51 @@ def test_the_rules_pass_promtool_check() -> None:
 
 
 def test_each_alert_has_its_labels_and_annotations() -> None:
-    rules = [rule for group in yaml.safe_load(RULES.read_text())["groups"] for rule in group["rules"]]
+    rules = alert_rules()
     assert {rule["alert"] for rule in rules} == ALERTS
     for rule in rules:
         assert rule["labels"]["severity"] in ("critical", "warning"), rule["alert"]
         assert rule["annotations"]["summary"] and rule["annotations"]["description"], rule["alert"]
+        # Each names the installation it is about.
+        assert "$labels.namespace" in rule["annotations"]["summary"], rule["alert"]
+    severity = {rule["alert"]: rule["labels"]["severity"] for rule in rules}
+    # Expert still plays without the pool: a warning, not a page.
+    assert severity["BoxedInNoCeleryWorker"] == severity["BoxedInExpertFallingBack"] == "warning"
+
+
+def test_every_rule_keeps_each_installation_apart() -> None:
+    """Every aggregation keeps `namespace` (one installation is one namespace), and so does every
+    join: two installations never mix. absent() alone has none to keep."""
+    aggregation = r"\b(sum|min|max|avg|count|group|stddev|stdvar|topk|bottomk|quantile|count_values)\s*"
+    for rule in alert_rules():
+        expr = rule["expr"]
+        for found in re.finditer(aggregation + r"(by|without)?\s*(\([^()]*\))?\s*\(", expr):
+            assert found.group(2) == "by" and "namespace" in re.findall(r"\w+", found.group(3)), (
+                f"{rule['alert']}: {found.group(0)!r} does not keep namespace"
+            )
+        for found in re.finditer(r"\b(on|ignoring)\s*\(([^()]*)\)", expr):
+            assert found.group(1) == "on" and "namespace" in re.findall(r"\w+", found.group(2)), (
+                f"{rule['alert']}: {found.group(0)!r} mixes installations"
+            )
+        assert "vector(" not in expr and "scalar(" not in expr, f"{rule['alert']}: a value of no namespace"
+
+
+def test_every_alert_links_its_runbook_section() -> None:
+    """runbook_url: docs/runbooks.md (the chart puts monitoring.runbookBaseUrl in its place) and
+    the anchor of the alert's own section, which says what it means, what to look at and what
+    to do."""
+    text = RUNBOOKS.read_text()
+    sections = dict(re.findall(r"^## ([^\n]+)\n(.*?)(?=^## |\Z)", text, re.MULTILINE | re.DOTALL))
+    anchors = {slug(heading): heading for heading in re.findall(r"^#+ (.+)$", text, re.MULTILINE)}
+    for rule in alert_rules():
+        url = rule["annotations"]["runbook_url"]
+        base, _, anchor = url.partition("#")
+        assert base == "docs/runbooks.md" and (ROOT / base).is_file(), url
+        assert anchors.get(anchor) == rule["alert"], f"{rule['alert']}: no heading of docs/runbooks.md has #{anchor}"
+        section = sections[rule["alert"]]
+        for part in ("What it means", "What to look at", "What to do"):
+            assert f"**{part}" in section, f"docs/runbooks.md, {rule['alert']}: no {part!r}"
+    assert {heading for heading in sections if heading.startswith("BoxedIn")} == ALERTS
 
 
 def test_promtool_proves_each_alert_fires_on_series_built_for_it() -> None:
@@ -196,8 +277,17 @@ def test_promtool_proves_each_alert_fires_on_series_built_for_it() -> None:
     # Each alert is expected to fire somewhere, and none fires on the healthy installation.
     fired = {check["alertname"] for case in cases for check in case["alert_rule_test"] if check["exp_alerts"]}
     assert fired == ALERTS
-    healthy = next(case for case in cases if case["name"] == "healthy")
-    assert {c["alertname"] for c in healthy["alert_rule_test"] if not c["exp_alerts"]} == ALERTS
+    by_name = {case["name"]: case for case in cases}
+    quiet = {
+        name: {c["alertname"] for c in case["alert_rule_test"] if not c["exp_alerts"]} for name, case in by_name.items()
+    }
+    assert not any(
+        c["exp_alerts"] for name in ("healthy", "night", "celery off") for c in by_name[name]["alert_rule_test"]
+    )
+    # ... nor at night traffic (a few actions a minute, its blips) ...
+    assert quiet["healthy"] == quiet["night"] == ALERTS
+    # ... nor where Celery is off on purpose (no worker at all).
+    assert {"BoxedInNoCeleryWorker", "BoxedInKindMissing", "BoxedInServiceDown"} <= quiet["celery off"]
     tested = run([PROMTOOL, "test", "rules", str(RULES_TEST)])
     assert tested.returncode == 0, tested.stdout + tested.stderr
     assert "SUCCESS" in tested.stdout
@@ -340,11 +430,16 @@ def prometheus(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     if not Path(PROMETHEUS).exists():
         pytest.fail(f"{PROMETHEUS} is missing: `scripts/setup --browser` installs Debian's prometheus package")
     folder = tmp_path_factory.mktemp("prometheus")
+    # Every target gets the namespace label the chart's scrape job and ServiceMonitors give it
+    # (the rules aggregate by it).
     config = {
         "global": {"scrape_interval": "1s", "scrape_timeout": "1s", "evaluation_interval": "1s"},
         "rule_files": [str(RULES)],
         "scrape_configs": [
-            {"job_name": job, "static_configs": [{"targets": [f"127.0.0.1:{port(stack)}"]}]}
+            {
+                "job_name": job,
+                "static_configs": [{"targets": [f"127.0.0.1:{port(stack)}"], "labels": {"namespace": NAMESPACE}}],
+            }
             for job, port in JOBS.items()
         ],
     }
@@ -454,17 +549,20 @@ def test_every_expression_runs_on_prometheus_scraping_a_stack_under_load(stack: 
         for place in where
         if place.rsplit(" [", 1)[0] in required_panels and not NOT_YET_DEFINED & set(re.findall(r"\bboxedin_\w+", expr))
     ]
-    for expr, where in found.items():
-        measure = re.fullmatch(r"(.*\S)\s*(?:>|<|==)\s*[0-9.]+\s*", expr, re.DOTALL)
-        if where[0].startswith("rules.yaml") and measure:
-            required.append((f"{where[0]}, without its threshold", measure.group(1)))
-    assert len([place for place, _ in required if place.startswith("rules.yaml")]) == len(ALERTS) - 1
+    for alert, expr in {rule["alert"]: rule["expr"] for rule in alert_rules()}.items():
+        measured = SET_MEASURES.get(alert) or measure(expr)
+        assert measured and measured in expr, alert
+        required.append((f"rules.yaml: {alert}, without its threshold", measured))
 
     def without_data() -> list[str]:
         return [f"{place}: {expr}" for place, expr in required if not prometheus.query(expr)["data"]["result"]]
 
     if poll(lambda: not without_data(), timeout=20) is None:
         pytest.fail("no data after the games in:\n" + "\n".join(without_data()))
+    # ... for this installation: every kind, in its namespace, and Expert on the pool.
+    kinds = prometheus.query(SET_MEASURES["BoxedInKindMissing"])["data"]["result"]
+    assert {(s["metric"]["namespace"], s["metric"]["job"]) for s in kinds} == {(NAMESPACE, job) for job in JOBS}
+    assert prometheus.value(SET_MEASURES["BoxedInNoCeleryWorker"]) == 1
 
     # Every expression of the dashboards and the rules: success, with data or an empty result.
     empty = []
@@ -481,7 +579,10 @@ def test_every_expression_runs_on_prometheus_scraping_a_stack_under_load(stack: 
     # fallbacks depend on this machine's load and are only reported).
     active = {a["labels"]["alertname"]: a for a in prometheus.get("/api/v1/alerts")["data"]["alerts"]}
     print("alerts pending or firing:", {name: alert["labels"] for name, alert in active.items()})
-    quiet = {"BoxedInErrorRate", "BoxedInServiceDown", "BoxedInRedisUnreachable", "BoxedInPresenceFiguresStale"}
+    quiet = {
+        "BoxedInErrorRate", "BoxedInServiceDown", "BoxedInKindMissing", "BoxedInRedisUnreachable",
+        "BoxedInPresenceFiguresStale",
+    }  # fmt: skip
     if worker_up:
         quiet.add("BoxedInNoCeleryWorker")
     else:

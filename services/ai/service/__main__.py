@@ -10,6 +10,7 @@ from concurrent.futures import ProcessPoolExecutor
 from boxedin.common import grpc_client
 from boxedin.common.grpc_server import serve
 from boxedin.common.logs import setup_logging
+from boxedin.common.metrics import EXPERT_POOL_ENABLED
 from boxedin.common.redis_client import connect
 from boxedin.common.settings import settings
 from boxedin.v1 import ai_pb2_grpc, engine_pb2_grpc
@@ -23,6 +24,7 @@ async def main() -> None:
     config = settings()
     setup_logging("ai", config.log_level)
     client = connect(config)
+    EXPERT_POOL_ENABLED.set(1 if config.use_celery else 0)
 
     def make_executor() -> ProcessPoolExecutor:
         # Worker processes choose the turns; "spawn" keeps them free of the event loop's state.
