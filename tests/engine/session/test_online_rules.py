@@ -187,9 +187,9 @@ def test_a_rematch_starts_when_both_asked_and_the_player_who_went_second_goes_fi
     assert not online.both_asked(table)
     assert online.ask_rematch(game, table, 2, True) == {"rematch": True, "by": 2}
     assert online.both_asked(table)
-    next_game, next_record = online.rematch_game(game, table)
+    next_game, next_table = online.rematch_game(game, table)
     assert next_game.first == 2 and next_game.to_move == 2
-    assert [s.name for s in next_record.seats] == ["Ann", "Bob"] and next_record.online == "find_match"
+    assert [s.name for s in next_table.seats] == ["Ann", "Bob"] and next_table.online == "find_match"
     assert next_game.mode is not None and next_game.mode.id == "classic"
 
 
