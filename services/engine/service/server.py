@@ -59,6 +59,8 @@ class _Asked:
 
 
 class EngineService(OnlineCalls):
+    """The engine service: every gRPC call of engine.proto, and the deadlines its loop claims."""
+
     def __init__(
         self,
         store: GameStore,
