@@ -191,5 +191,10 @@ def test_the_session_layer_does_no_io_and_never_imports_the_service() -> None:
     """The session layer is pure: the engine service and a Same Wi-Fi host call it, never the
     other way round, and it touches neither the network, the wire format nor the store."""
     forbidden = ("boxedin.engine.service", "boxedin.v1", "grpc", "redis")
-    for path, names in imported_modules(ROOT / "services" / "engine" / "session").items():
+    session = ROOT / "services" / "engine" / "session"
+    for path, names in imported_modules(session).items():
         assert not {n for n in names if n.startswith(forbidden)}, path
+    for path in session.rglob("*.py"):
+        # A relative import reaching out of the package (``from ..service import ...``) counts too.
+        outward = [node for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.ImportFrom)]
+        assert not [node.module for node in outward if node.level > 1], path
