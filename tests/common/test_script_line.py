@@ -18,8 +18,9 @@ from redis.exceptions import ResponseError
 
 from boxedin.common.keys import Keys
 from boxedin.common.script_line import LINE_NAME, LineUnavailable, ScriptLine
-from boxedin.engine.service.record import GameRecord, Seat
 from boxedin.engine.service.store import Commit, GameStore
+from boxedin.engine.session.seats import Seat
+from boxedin.engine.session.table import Table
 
 # Answers each call with its own argument, so that replies can be told apart.
 ECHO = "return ARGV[1]"
@@ -179,8 +180,8 @@ def test_only_a_plain_tcp_client_gets_a_line() -> None:
 
 async def _commit_new(store: GameStore, game_id: str) -> int:
     """Stores a new game (expected seq -1): the commit's revision, or 0 if it exists already."""
-    record = GameRecord(seats=(Seat.person("device-one", "Player 1"), Seat.person("device-two", "Player 2")))
-    return await store.commit(game_id, "classic", -1, b"the game", record, Commit())
+    table = Table(seats=(Seat.person("device-one", "Player 1"), Seat.person("device-two", "Player 2")))
+    return await store.commit(game_id, "classic", -1, b"the game", table, Commit())
 
 
 @in_a_loop

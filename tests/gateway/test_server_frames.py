@@ -21,7 +21,7 @@ from boxedin.common import delta
 from boxedin.engine.actions import Resign
 from boxedin.engine.game import Game
 from boxedin.engine.rules import MODES, Mode, Overlap
-from boxedin.engine.service import online
+from boxedin.engine.session import online
 from boxedin.engine.view import game_view
 from boxedin.gateway import outgoing
 from boxedin.gateway.outgoing import (

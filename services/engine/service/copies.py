@@ -16,9 +16,9 @@ from typing import TypeVar
 
 from boxedin.engine import codec
 from boxedin.engine.game import Game
+from boxedin.engine.session.changes import LastStates
+from boxedin.engine.session.table import Table
 
-from .changes import LastStates
-from .record import GameRecord
 from .store import StoredGame
 
 _V = TypeVar("_V")
@@ -29,9 +29,9 @@ class _Copy:
     seq: int
     rev: int
     game: Game
-    # The record as stored, kept as its own object (copied in and out: the one an action
+    # The table as stored, kept as its own object (copied in and out: the one an action
     # changes is never the kept one) and as its JSON (a copy without it is not used).
-    record: GameRecord
+    table: Table
     record_json: bytes | str
 
 
@@ -49,7 +49,7 @@ class GameCopies:
 
     def keep(self, stored: StoredGame, game: Game) -> None:
         """Keeps the game as read, or as just stored (``stored`` then says so)."""
-        self._copies[stored.game_id] = _Copy(stored.seq, stored.rev, game, stored.record.copy(), stored.record_json)
+        self._copies[stored.game_id] = _Copy(stored.seq, stored.rev, game, stored.table.copy(), stored.record_json)
         _bound(self._copies, stored.game_id, self.size)
 
     def forget(self, game_id: str) -> None:
@@ -67,9 +67,9 @@ class GameCopies:
             return None
         if states.at(game_id, kept.seq) is None:
             return None
-        # Taken out, the copy is the action's own: its record was copied when it was kept.
+        # Taken out, the copy is the action's own: its table was copied when it was kept.
         del self._copies[game_id]
-        return StoredGame(game_id, kept.seq, b"", kept.record, kept.rev, kept.record_json, kept=True), kept.game
+        return StoredGame(game_id, kept.seq, b"", kept.table, kept.rev, kept.record_json, kept=True), kept.game
 
     def found_behind(self, game_id: str) -> None:
         """A copy taken was behind the stored game: the game's actions read it first from now."""

@@ -22,9 +22,8 @@ import redis.asyncio as redis
 from boxedin.common.keys import Keys, partition_of
 from boxedin.common.script_line import LineUnavailable, ScriptLine
 from boxedin.engine.rules import MODES
+from boxedin.engine.session.table import Table
 from boxedin.v1 import common_pb2
-
-from .record import GameRecord
 
 # KEYS: game hash, updates stream, work stream, deadline set, finished-games stream, the set of
 # running games of its mode, the set of running online games of its mode, the action's applied
@@ -154,7 +153,8 @@ class StoredGame:
     seq: int
     # The serialised game (codec); empty when the game was taken from a process's own copy.
     game: bytes
-    record: GameRecord
+    # The game's table, stored as its "record" field.
+    table: Table
     # How many times the record was written (the commit script's 'rev').
     rev: int = 0
     # The record as it was stored (JSON), when known.
@@ -225,11 +225,11 @@ class GameStore:
         if not fields:
             return None
         try:
-            record = GameRecord.from_json(fields[b"record"])
+            table = Table.from_json(fields[b"record"])
         except (KeyError, ValueError):
             return None  # a game of an older layout: it does not load
         return StoredGame(
-            game_id, int(fields[b"seq"]), fields[b"game"], record, int(fields.get(b"rev", 0)), fields[b"record"]
+            game_id, int(fields[b"seq"]), fields[b"game"], table, int(fields.get(b"rev", 0)), fields[b"record"]
         )
 
     async def commit(
@@ -238,7 +238,7 @@ class GameStore:
         mode: str,
         expected_seq: int,
         game: bytes,
-        record: GameRecord,
+        table: Table,
         change: Commit,
         *,
         expected_rev: int | None = None,
@@ -246,18 +246,18 @@ class GameStore:
         repeat_key: str = "",
     ) -> int:
         """Stores the game at ``expected_seq + 1`` if it still stands at ``expected_seq`` (-1: a
-        new game that must not exist yet), and its record at ``expected_rev`` when given, with
+        new game that must not exist yet), and its table at ``expected_rev`` when given, with
         its update, computer turn and next deadline. Returns the record's new revision, or 0
-        when the game was not as expected (nothing is stored). ``record_json``: the record
+        when the game was not as expected (nothing is stored). ``record_json``: the table
         already serialised. ``repeat_key``: the action's identity for a repeat, under which the
         new seq is kept a minute (keys.action_applied)."""
         keys = [*self._game_keys(game_id, mode), self.keys.action_applied(game_id, repeat_key)]
         args: list[str | bytes | int] = [
-            expected_seq, expected_seq + 1, game, record_json if record_json is not None else record.to_json(),
+            expected_seq, expected_seq + 1, game, record_json if record_json is not None else table.to_json(),
             change.update.SerializeToString() if change.update is not None else "",
             self.updates_kept, self.keys.channel(game_id), game_id,
             game_ttl(mode, change.over),
-            _ms(record.next_deadline()),
+            _ms(table.next_deadline()),
             change.computer_turn.SerializeToString() if change.computer_turn is not None else "",
             WORK_KEPT,
             change.finished_game.SerializeToString() if change.finished_game is not None else "",
@@ -357,7 +357,7 @@ class GameStore:
         """Sets the deadline set to what the game as stored says, if it still stands at that seq."""
         game_key, _, _, deadlines_key, *_ = self._game_keys(stored.game_id)
         await self._sync_deadline(
-            keys=[game_key, deadlines_key], args=[stored.seq, stored.game_id, _ms(stored.record.next_deadline())]
+            keys=[game_key, deadlines_key], args=[stored.seq, stored.game_id, _ms(stored.table.next_deadline())]
         )
 
     async def touch(self, stored: StoredGame) -> int:
@@ -365,9 +365,9 @@ class GameStore:
         game_key, _, _, deadlines_key, *_ = self._game_keys(stored.game_id)
         args: list[str | int] = [
             stored.seq,
-            stored.record.to_json(),
+            stored.table.to_json(),
             stored.game_id,
-            _ms(stored.record.next_deadline()),
+            _ms(stored.table.next_deadline()),
         ]
         return int(await self._touch(keys=[game_key, deadlines_key], args=args))
 

@@ -27,12 +27,12 @@ from boxedin.common.devices import device_hash
 from boxedin.common.keys import Keys
 from boxedin.common.reasons import Refusal
 from boxedin.common.service_auth import act_as
+from boxedin.engine.session.changes import update_changes
+from boxedin.engine.session.state import to_json
 from boxedin.loadtest import open_edges
 from boxedin.v1 import common_pb2, engine_pb2
 
-from .changes import update_changes
 from .server import EngineService
-from .state import to_json
 from .store import GameStore
 
 Actor = common_pb2.Actor

@@ -109,13 +109,13 @@ def test_a_record_renewed_at_the_same_seq_is_kept_by_the_next_action_from_a_copy
             rolled = await _new_classic_game(first)
             stored = await second.store.load(rolled.game_id)
             assert stored is not None
-            stored.record.ai_speed = "fast"  # any field: what matters is that it was written
+            stored.table.ai_speed = "fast"  # any field: what matters is that it was written
             assert await second.store.touch(stored) == 1
             after = await first.act(_draw(rolled.game_id, ("v", 0, 0), seq=rolled.seq))  # from its copy
             assert after.seq == 2 and after.ai_speed == "fast"
             assert first.copies.is_behind(rolled.game_id)
             again = await second.store.load(rolled.game_id)
-            assert again is not None and again.record.ai_speed == "fast" and again.seq == 2
+            assert again is not None and again.table.ai_speed == "fast" and again.seq == 2
 
     asyncio.run(scenario())
 

@@ -11,8 +11,9 @@ from boxedin.common.names import check_name
 from boxedin.common.reasons import Refusal
 from boxedin.engine.actions import Draw, GameError, Roll, Undo, edge_from_json
 from boxedin.engine.game import Game
-from boxedin.engine.service import online
-from boxedin.engine.service.record import GameRecord, Person, authorize
+from boxedin.engine.session import online
+from boxedin.engine.session.seats import Person, authorize
+from boxedin.engine.session.table import Table
 from boxedin.matchmaker.codes import ALPHABET, LENGTH, check_code, new_code
 
 ANN = device_hash("ann-device-token-0123456789")
@@ -20,7 +21,7 @@ BOB = device_hash("bob-device-token-0123456789")
 EVE = device_hash("eve-device-token-0123456789")
 
 
-def online_game(via: str = "find_match", first: int = 1, mode: str = "classic") -> tuple[Game, GameRecord]:
+def online_game(via: str = "find_match", first: int = 1, mode: str = "classic") -> tuple[Game, Table]:
     return online.new_online_game(
         [(ANN, "Ann"), (BOB, "Bob")], mode=mode, overlap="", via=via, move_limit=120, grace=90, first=first
     )
@@ -71,12 +72,12 @@ def test_a_malformed_code_is_a_bad_code(typed: str) -> None:
 
 
 def test_an_online_game_seats_two_devices_by_name_and_is_never_the_saved_game() -> None:
-    _game, record = online_game()
-    assert [(seat.device, seat.name, seat.kind) for seat in record.seats] == [
+    _game, table = online_game()
+    assert [(seat.device, seat.name, seat.kind) for seat in table.seats] == [
         (ANN, "Ann", "human"),
         (BOB, "Bob", "human"),
     ]
-    assert record.opponent == "online" and not record.saved and record.computer_seat() is None
+    assert table.opponent == "online" and not table.saved and table.computer_seat() is None
 
 
 def test_there_is_no_undo_online() -> None:
@@ -89,9 +90,9 @@ def test_there_is_no_undo_online() -> None:
 
 
 def test_find_match_games_have_the_move_limit_and_rooms_do_not() -> None:
-    _, record = online_game("find_match")
-    assert record.online_state is not None and record.online_state.move_limit == 120
-    assert record.online_state.move_deadline is not None
+    _, table = online_game("find_match")
+    assert table.online_state is not None and table.online_state.move_limit == 120
+    assert table.online_state.move_deadline is not None
     _, room = online_game("room")
     assert room.online_state is not None and room.online_state.move_limit == 0
     assert room.online_state.move_deadline is None
@@ -107,71 +108,71 @@ def test_nobody_plays_themself_or_a_practice_board_online() -> None:
 
 
 def test_each_player_acts_only_for_their_own_seat_and_a_third_device_not_at_all() -> None:
-    game, record = online_game(first=1)
+    game, table = online_game(first=1)
     edge = Draw(edge_from_json(["h", 0, 0]))
-    assert authorize(record, game, Person(ANN), edge) == 1
-    assert reason(lambda: authorize(record, game, Person(BOB), edge)) == "not_your_turn"
-    assert reason(lambda: authorize(record, game, Person(EVE), edge)) == "not_your_game"
+    assert authorize(table, game, Person(ANN), edge) == 1
+    assert reason(lambda: authorize(table, game, Person(BOB), edge)) == "not_your_turn"
+    assert reason(lambda: authorize(table, game, Person(EVE), edge)) == "not_your_game"
 
 
-def test_the_record_round_trips_with_what_the_server_keeps_online() -> None:
-    _, record = online_game()
-    assert record.online_state is not None
-    record.online_state.rematch = [True, False]
-    again = GameRecord.from_json(record.to_json())
-    assert again == record and again.online_state is not record.online_state
+def test_the_table_round_trips_with_what_the_server_keeps_online() -> None:
+    _, table = online_game()
+    assert table.online_state is not None
+    table.online_state.rematch = [True, False]
+    again = Table.from_json(table.to_json())
+    assert again == table and again.online_state is not table.online_state
 
 
 # --- running out, going away, leaving ----------------------------------------------------------
 
 
 def test_a_player_who_lets_the_move_limit_run_out_loses_the_game() -> None:
-    game, record = online_game(first=2)
-    assert record.online_state is not None and record.online_state.move_deadline is not None
-    deadline = record.online_state.move_deadline
-    online.set_connected(record, 1, True, deadline - 100)
-    online.set_connected(record, 2, True, deadline - 100)
-    assert online.due_forfeit(game, record, deadline - 0.01) is None
-    assert online.due_forfeit(game, record, deadline) == (2, "move_limit")
-    assert online.forfeit(game, record, 2, "move_limit") == {"forfeit": "move_limit", "by": 2}
+    game, table = online_game(first=2)
+    assert table.online_state is not None and table.online_state.move_deadline is not None
+    deadline = table.online_state.move_deadline
+    online.set_connected(table, 1, True, deadline - 100)
+    online.set_connected(table, 2, True, deadline - 100)
+    assert online.due_forfeit(game, table, deadline - 0.01) is None
+    assert online.due_forfeit(game, table, deadline) == (2, "move_limit")
+    assert online.forfeit(game, table, 2, "move_limit") == {"forfeit": "move_limit", "by": 2}
     assert game.over and game.winner == 1 and game.resigned == 2
-    assert record.next_deadline() is None  # nothing runs out in a finished game
+    assert table.next_deadline() is None  # nothing runs out in a finished game
 
 
 def test_every_move_starts_the_limit_again() -> None:
-    game, record = online_game(first=1, mode="standard")
-    assert record.online_state is not None
+    game, table = online_game(first=1, mode="standard")
+    assert table.online_state is not None
     game.apply(Draw(edge_from_json(["h", 0, 0])))
-    online.restart_move_limit(game, record, 1000.0)
-    assert record.online_state.move_deadline == 1120.0
+    online.restart_move_limit(game, table, 1000.0)
+    assert table.online_state.move_deadline == 1120.0
 
 
 def test_a_player_who_is_away_past_the_grace_loses_and_one_back_in_time_does_not() -> None:
-    game, record = online_game("room")
-    online.set_connected(record, 1, True, 0.0)
-    online.set_connected(record, 2, True, 0.0)
-    assert record.next_deadline() == 30.0  # a room game with both here: only the gateways' word runs out
-    online.keep_connected(record, 1, 100.0)
-    assert online.set_connected(record, 2, False, 100.0)
-    assert not online.set_connected(record, 2, False, 150.0)  # still away: the grace does not restart
-    assert record.online_state is not None and record.online_state.away == [None, 190.0]
-    assert online.view(record, game, 130.0)["away_remaining_ms"] == [None, 60_000]  # type: ignore[index]
-    assert online.set_connected(record, 2, True, 180.0)
-    assert online.due_forfeit(game, record, 200.0) is None
-    online.set_connected(record, 2, False, 300.0)
-    assert online.due_forfeit(game, record, 390.0) == (2, "away")
+    game, table = online_game("room")
+    online.set_connected(table, 1, True, 0.0)
+    online.set_connected(table, 2, True, 0.0)
+    assert table.next_deadline() == 30.0  # a room game with both here: only the gateways' word runs out
+    online.keep_connected(table, 1, 100.0)
+    assert online.set_connected(table, 2, False, 100.0)
+    assert not online.set_connected(table, 2, False, 150.0)  # still away: the grace does not restart
+    assert table.online_state is not None and table.online_state.away == [None, 190.0]
+    assert online.view(table, game, 130.0)["away_remaining_ms"] == [None, 60_000]  # type: ignore[index]
+    assert online.set_connected(table, 2, True, 180.0)
+    assert online.due_forfeit(game, table, 200.0) is None
+    online.set_connected(table, 2, False, 300.0)
+    assert online.due_forfeit(game, table, 390.0) == (2, "away")
 
 
 def test_a_player_who_never_connects_is_away_from_the_start() -> None:
-    game, record = online_game("room")
-    assert online.view(record, game, record.created)["connected"] == [False, False]  # type: ignore[index]
-    assert record.next_deadline() == record.created + 90
+    game, table = online_game("room")
+    assert online.view(table, game, table.created)["connected"] == [False, False]  # type: ignore[index]
+    assert table.next_deadline() == table.created + 90
 
 
 def test_leaving_a_running_game_gives_it_to_the_other_player() -> None:
-    game, record = online_game()
-    online.forfeit(game, record, 1, "left")
-    view = online.view(record, game, 0.0)
+    game, table = online_game()
+    online.forfeit(game, table, 1, "left")
+    view = online.view(table, game, 0.0)
     assert game.winner == 2 and view is not None and view["forfeit"] == {"player": 1, "reason": "left"}
 
 
@@ -179,45 +180,45 @@ def test_leaving_a_running_game_gives_it_to_the_other_player() -> None:
 
 
 def test_a_rematch_starts_when_both_asked_and_the_player_who_went_second_goes_first() -> None:
-    game, record = online_game(first=1)
-    assert reason(lambda: online.ask_rematch(game, record, 1, True)) == "not_over"
-    online.forfeit(game, record, 2, "left")
-    online.ask_rematch(game, record, 1, True)
-    assert not online.both_asked(record)
-    assert online.ask_rematch(game, record, 2, True) == {"rematch": True, "by": 2}
-    assert online.both_asked(record)
-    next_game, next_record = online.rematch_game(game, record)
+    game, table = online_game(first=1)
+    assert reason(lambda: online.ask_rematch(game, table, 1, True)) == "not_over"
+    online.forfeit(game, table, 2, "left")
+    online.ask_rematch(game, table, 1, True)
+    assert not online.both_asked(table)
+    assert online.ask_rematch(game, table, 2, True) == {"rematch": True, "by": 2}
+    assert online.both_asked(table)
+    next_game, next_table = online.rematch_game(game, table)
     assert next_game.first == 2 and next_game.to_move == 2
-    assert [s.name for s in next_record.seats] == ["Ann", "Bob"] and next_record.online == "find_match"
+    assert [s.name for s in next_table.seats] == ["Ann", "Bob"] and next_table.online == "find_match"
     assert next_game.mode is not None and next_game.mode.id == "classic"
 
 
 def test_a_declined_rematch_is_over() -> None:
-    game, record = online_game()
-    online.forfeit(game, record, 1, "move_limit")
-    online.ask_rematch(game, record, 2, True)
-    online.ask_rematch(game, record, 1, False)
-    assert record.online_state is not None and record.online_state.declined == 1
-    assert reason(lambda: online.ask_rematch(game, record, 2, True)) == "rematch_over"
+    game, table = online_game()
+    online.forfeit(game, table, 1, "move_limit")
+    online.ask_rematch(game, table, 2, True)
+    online.ask_rematch(game, table, 1, False)
+    assert table.online_state is not None and table.online_state.declined == 1
+    assert reason(lambda: online.ask_rematch(game, table, 2, True)) == "rematch_over"
 
 
 def test_only_online_games_have_a_rematch() -> None:
-    from boxedin.engine.service.setup import new_game
+    from boxedin.engine.session.setup import new_game
 
-    game, record = new_game(ANN, mode="classic", opponent="local")
-    assert online.view(record, game, 0.0) is None
-    assert reason(lambda: online.online_state(record)) == "not_online"
+    game, table = new_game(ANN, mode="classic", opponent="local")
+    assert online.view(table, game, 0.0) is None
+    assert reason(lambda: online.online_state(table)) == "not_online"
 
 
 def test_a_connected_player_nobody_vouches_for_becomes_away() -> None:
-    game, record = online_game("room")
-    online.set_connected(record, 1, True, 0.0)
-    online.set_connected(record, 2, True, 0.0)
-    assert record.next_deadline() == 30.0  # the leases, renewed by the gateways
-    assert online.keep_connected(record, 1, 20.0)
-    assert online.lapsed_lease(game, record, 29.0) is None
-    assert online.lapsed_lease(game, record, 30.0) == 2  # Bob's gateway said nothing for 30 s
-    online.set_connected(record, 2, False, 30.0)
-    assert not online.keep_connected(record, 2, 31.0)  # an away player has no lease to keep
-    assert record.next_deadline() == 50.0  # Ann's lease; Bob's grace runs to 120
-    assert online.view(record, game, 30.0)["connected"] == [True, False]  # type: ignore[index]
+    game, table = online_game("room")
+    online.set_connected(table, 1, True, 0.0)
+    online.set_connected(table, 2, True, 0.0)
+    assert table.next_deadline() == 30.0  # the leases, renewed by the gateways
+    assert online.keep_connected(table, 1, 20.0)
+    assert online.lapsed_lease(game, table, 29.0) is None
+    assert online.lapsed_lease(game, table, 30.0) == 2  # Bob's gateway said nothing for 30 s
+    online.set_connected(table, 2, False, 30.0)
+    assert not online.keep_connected(table, 2, 31.0)  # an away player has no lease to keep
+    assert table.next_deadline() == 50.0  # Ann's lease; Bob's grace runs to 120
+    assert online.view(table, game, 30.0)["connected"] == [True, False]  # type: ignore[index]

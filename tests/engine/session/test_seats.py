@@ -1,5 +1,5 @@
-"""Seats and who may do what: the game record and ``authorize``, which decides every call on a
-game; the record's one stored form; and the Redis keys laid out for Redis Cluster."""
+"""Seats and who may do what: the game table and ``authorize``, which decides every call on a
+game; the table's one stored form; and the Redis keys laid out for Redis Cluster."""
 
 from __future__ import annotations
 
@@ -14,15 +14,16 @@ from boxedin.common.keys import Keys, partition_of
 from boxedin.common.reasons import Refusal
 from boxedin.engine.actions import Draw, EndTurn, Resign, Roll, Timeout, Undo, edge_from_json
 from boxedin.engine.game import Game
-from boxedin.engine.service.record import CLOCK, COMPUTER, GameRecord, Person, Seat, authorize
-from boxedin.engine.service.setup import new_game
+from boxedin.engine.session.seats import COMPUTER, DEADLINE, Person, Seat, authorize
+from boxedin.engine.session.setup import new_game
+from boxedin.engine.session.table import Table
 
 ROOT = Path(__file__).resolve().parents[3]
 ME = device_hash("my-device-token-0123456789")
 THEM = device_hash("their-device-token-0123456789")
 
 
-def started(opponent: str, level: str = "", first: int = 1, mode: str = "classic") -> tuple[Game, GameRecord]:
+def started(opponent: str, level: str = "", first: int = 1, mode: str = "classic") -> tuple[Game, Table]:
     return new_game(ME, mode=mode, opponent=opponent, level=level, first=first)
 
 
@@ -36,87 +37,87 @@ def reason(call: object) -> str:
 
 
 def test_against_the_ai_the_person_holds_seat_one_and_the_ai_seat_two() -> None:
-    _, record = started("ai", "hard")
-    assert record.seats == (Seat("human", "You", device=ME), Seat("ai", "AI (Hard)", level="hard"))
-    assert (record.opponent, record.level, record.computer_seat()) == ("ai", "hard", 2)
+    _, table = started("ai", "hard")
+    assert table.seats == (Seat("human", "You", device=ME), Seat("ai", "AI (Hard)", level="hard"))
+    assert (table.opponent, table.level, table.computer_seat()) == ("ai", "hard", 2)
 
 
 def test_a_local_game_gives_both_seats_to_the_same_device() -> None:
-    _, record = started("local")
-    assert [s.device for s in record.seats] == [ME, ME]
-    assert [s.name for s in record.seats] == ["Player 1", "Player 2"]
-    assert record.opponent == "local" and record.computer_seat() is None and record.held_by(ME) == [1, 2]
+    _, table = started("local")
+    assert [s.device for s in table.seats] == [ME, ME]
+    assert [s.name for s in table.seats] == ["Player 1", "Player 2"]
+    assert table.opponent == "local" and table.computer_seat() is None and table.held_by(ME) == [1, 2]
 
 
 def test_the_practice_computer_holds_seat_two_and_the_person_always_starts() -> None:
-    game, record = new_game(ME, mode="practice_3x3", opponent="practice", first=2, seed="s")
-    assert record.seats[1] == Seat("practice", "Computer") and game.to_move == 1
-    assert not record.saved  # beside the saved game, never replacing it
+    game, table = new_game(ME, mode="practice_3x3", opponent="practice", first=2, seed="s")
+    assert table.seats[1] == Seat("practice", "Computer") and game.to_move == 1
+    assert not table.saved  # beside the saved game, never replacing it
 
 
 def test_the_device_is_kept_as_a_hash_of_its_token() -> None:
     token = "my-device-token-0123456789"
-    _, record = new_game(device_hash(token), mode="classic", opponent="ai")
-    assert token not in record.to_json() and record.seats[0].device == device_hash(token)
+    _, table = new_game(device_hash(token), mode="classic", opponent="ai")
+    assert token not in table.to_json() and table.seats[0].device == device_hash(token)
     assert len(device_hash(token)) == 64
 
 
-def test_the_record_round_trips_through_its_stored_form() -> None:
-    _, record = started("ai", "expert")
-    record.deadline, record.hidden = 1795000000.5, True
-    assert GameRecord.from_json(record.to_json()) == record
+def test_the_table_round_trips_through_its_stored_form() -> None:
+    _, table = started("ai", "expert")
+    table.deadline, table.hidden = 1795000000.5, True
+    assert Table.from_json(table.to_json()) == table
 
 
-def test_a_record_of_the_old_layout_does_not_load() -> None:
+def test_a_table_of_the_old_layout_does_not_load() -> None:
     old = '{"device": "x", "opponent": "ai", "level": "easy", "clock": 0}'
     with pytest.raises(ValueError, match="version"):
-        GameRecord.from_json(old)
+        Table.from_json(old)
 
 
 # --- authorize ----------------------------------------------------------------------------------
 
 
 def test_another_device_may_neither_see_nor_play_a_game() -> None:
-    game, record = started("local")
-    assert reason(lambda: authorize(record, game, Person(THEM), "view")) == "not_your_game"
-    assert reason(lambda: authorize(record, game, Person(THEM), Roll())) == "not_your_game"
+    game, table = started("local")
+    assert reason(lambda: authorize(table, game, Person(THEM), "view")) == "not_your_game"
+    assert reason(lambda: authorize(table, game, Person(THEM), Roll())) == "not_your_game"
 
 
 def test_in_a_local_game_the_device_plays_whichever_seat_is_to_move() -> None:
-    game, record = started("local", first=2)
-    assert authorize(record, game, Person(ME), Roll()) == 2
-    assert authorize(record, game, Person(ME), Resign(0)) == 2
+    game, table = started("local", first=2)
+    assert authorize(table, game, Person(ME), Roll()) == 2
+    assert authorize(table, game, Person(ME), Resign(0)) == 2
 
 
 def test_the_person_cannot_act_while_the_computer_is_to_move() -> None:
-    game, record = started("ai", "easy", first=2)
-    assert reason(lambda: authorize(record, game, Person(ME), Roll())) == "not_your_turn"
+    game, table = started("ai", "easy", first=2)
+    assert reason(lambda: authorize(table, game, Person(ME), Roll())) == "not_your_turn"
     # ...but may resign at any moment: the person's own seat resigns.
-    assert authorize(record, game, Person(ME), Resign(0)) == 1
-    assert authorize(record, game, Person(ME), "view") == 1
+    assert authorize(table, game, Person(ME), Resign(0)) == 1
+    assert authorize(table, game, Person(ME), "view") == 1
 
 
 def test_the_computer_acts_only_on_its_own_turn_and_only_with_moves() -> None:
-    game, record = started("ai", "easy", first=1)
-    assert reason(lambda: authorize(record, game, COMPUTER, Roll())) == "not_your_turn"
+    game, table = started("ai", "easy", first=1)
+    assert reason(lambda: authorize(table, game, COMPUTER, Roll())) == "not_your_turn"
     game.apply(Roll(3))
-    assert reason(lambda: authorize(record, game, COMPUTER, Draw(edge_from_json(["h", 0, 0])))) == "not_your_turn"
-    game, record = started("ai", "easy", first=2)
-    assert authorize(record, game, COMPUTER, Roll()) == 2
-    assert reason(lambda: authorize(record, game, COMPUTER, Undo())) == "malformed"
-    assert reason(lambda: authorize(record, game, COMPUTER, Resign(0))) == "malformed"
-    assert authorize(record, game, COMPUTER, EndTurn()) == 2
+    assert reason(lambda: authorize(table, game, COMPUTER, Draw(edge_from_json(["h", 0, 0])))) == "not_your_turn"
+    game, table = started("ai", "easy", first=2)
+    assert authorize(table, game, COMPUTER, Roll()) == 2
+    assert reason(lambda: authorize(table, game, COMPUTER, Undo())) == "malformed"
+    assert reason(lambda: authorize(table, game, COMPUTER, Resign(0))) == "malformed"
+    assert authorize(table, game, COMPUTER, EndTurn()) == 2
 
 
 def test_a_local_game_has_no_computer_to_act_for() -> None:
-    game, record = started("local")
-    assert reason(lambda: authorize(record, game, COMPUTER, Roll())) == "not_your_turn"
+    game, table = started("local")
+    assert reason(lambda: authorize(table, game, COMPUTER, Roll())) == "not_your_turn"
 
 
 def test_a_deadline_can_only_end_a_turn() -> None:
-    game, record = started("local")
-    assert authorize(record, game, CLOCK, Timeout()) == 1
-    assert reason(lambda: authorize(record, game, CLOCK, Roll())) == "malformed"
+    game, table = started("local")
+    assert authorize(table, game, DEADLINE, Timeout()) == 1
+    assert reason(lambda: authorize(table, game, DEADLINE, Roll())) == "malformed"
 
 
 # --- keys ---------------------------------------------------------------------------------------
@@ -184,3 +185,16 @@ def test_the_gateway_never_talks_to_the_ai_service() -> None:
     for path, names in imported_modules(ROOT / "services" / "gateway").items():
         assert not {n for n in names if n.endswith(("ai_pb2_grpc", "ai_pb2")) or n.startswith("boxedin.ai")}, path
         assert "ai_address" not in (ROOT / path).read_text(), path
+
+
+def test_the_session_layer_does_no_io_and_never_imports_the_service() -> None:
+    """The session layer is pure: the engine service and a Same Wi-Fi host call it, never the
+    other way round, and it touches neither the network, the wire format nor the store."""
+    forbidden = ("boxedin.engine.service", "boxedin.v1", "grpc", "redis")
+    session = ROOT / "services" / "engine" / "session"
+    for path, names in imported_modules(session).items():
+        assert not {n for n in names if n.startswith(forbidden)}, path
+    for path in session.rglob("*.py"):
+        # A relative import reaching out of the package (``from ..service import ...``) counts too.
+        outward = [node for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.ImportFrom)]
+        assert not [node.module for node in outward if node.level > 1], path

@@ -4,7 +4,7 @@ a player whose connection drops has a grace time to come back. Either running ou
 loses the game: a forfeit, stored in the game as the loser's resignation. After the game both
 may ask for a rematch, in which the player who went second goes first.
 
-Everything here is pure: it changes a game and its record and says what it did; the service
+Everything here is pure: it changes a game and its table and says what it did; the service
 stores the change."""
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from boxedin.engine.actions import Resign
 from boxedin.engine.game import Game
 from boxedin.engine.rules import Overlap, RulesError, mode_by_id
 
-from .record import ForfeitReason, GameRecord, OnlineRecord, Seat
+from .seats import Seat
+from .table import ForfeitReason, OnlineTable, Table
 
 VIAS = ("room", "find_match")
 
@@ -34,8 +35,8 @@ def new_online_game(
     grace: int,
     lease: float = 30.0,
     first: int = 0,
-) -> tuple[Game, GameRecord]:
-    """The game and record of an online game between two devices, ``seats`` (device hash, name)
+) -> tuple[Game, Table]:
+    """The game and table of an online game between two devices, ``seats`` (device hash, name)
     for seats 1 and 2; ``first`` 0 picks who moves first at random."""
     if len(seats) != 2:
         raise Refusal("bad_setup", f"an online game has two players, not {len(seats)}")
@@ -55,7 +56,7 @@ def new_online_game(
         raise Refusal("bad_setup", f"{chosen.name} is not played online")
     game = Game(rules, mode=chosen, first=first or secrets.choice((1, 2)), undo_allowed=False)
     now = time.time()
-    state = OnlineRecord(
+    state = OnlineTable(
         move_limit=move_limit if via == "find_match" else 0,
         grace=grace,
         lease=lease,
@@ -63,7 +64,7 @@ def new_online_game(
         # the grace, like one who went away.
         away=[now + grace, now + grace],
     )
-    record = GameRecord(
+    table = Table(
         seats=(Seat.person(device1, check_name(name1)), Seat.person(device2, check_name(name2))),
         created=now,
         updated=now,
@@ -71,22 +72,22 @@ def new_online_game(
         online=via,
         online_state=state,
     )
-    restart_move_limit(game, record, now)
-    return game, record
+    restart_move_limit(game, table, now)
+    return game, table
 
 
-def rematch_game(game: Game, record: GameRecord) -> tuple[Game, GameRecord]:
+def rematch_game(game: Game, table: Table) -> tuple[Game, Table]:
     """The next game of two players who both asked: same seats, names, rules and way of meeting;
     the player who went second goes first."""
-    state = online_state(record)
-    seats = [(seat.device or "", seat.name) for seat in record.seats]
+    state = online_state(table)
+    seats = [(seat.device or "", seat.name) for seat in table.seats]
     overlap = game.rules.overlap.id if game.rules.has_overlap else ""
     assert game.mode is not None, "an online game is played in a mode"
     return new_online_game(
         seats,
         mode=game.mode.id,
         overlap=overlap,
-        via=record.online or "room",
+        via=table.online or "room",
         move_limit=state.move_limit or 0,
         grace=state.grace,
         lease=state.lease,
@@ -94,42 +95,42 @@ def rematch_game(game: Game, record: GameRecord) -> tuple[Game, GameRecord]:
     )
 
 
-def online_state(record: GameRecord) -> OnlineRecord:
-    if record.online is None or record.online_state is None:
+def online_state(table: Table) -> OnlineTable:
+    if table.online is None or table.online_state is None:
         raise Refusal("not_online", "this is not an online game")
-    return record.online_state
+    return table.online_state
 
 
-def restart_move_limit(game: Game, record: GameRecord, now: float) -> None:
+def restart_move_limit(game: Game, table: Table, now: float) -> None:
     """After a player's move: the full limit for whoever is to move now."""
-    state = record.online_state
+    state = table.online_state
     if state is None:
         return
     state.move_deadline = now + state.move_limit if state.move_limit and not game.over else None
 
 
-def settle_after_end(record: GameRecord) -> None:
+def settle_after_end(table: Table) -> None:
     """Nothing runs out in a finished game."""
-    state = record.online_state
+    state = table.online_state
     if state is not None:
         state.move_deadline = None
         state.away = [None, None]
         state.leases = [None, None]
 
 
-def forfeit(game: Game, record: GameRecord, player: int, reason: ForfeitReason) -> dict[str, Any]:
+def forfeit(game: Game, table: Table, player: int, reason: ForfeitReason) -> dict[str, Any]:
     """``player`` loses the running game; the update's action."""
-    state = online_state(record)
+    state = online_state(table)
     game.apply(Resign(player))
     state.forfeit_player, state.forfeit_reason = player, reason
-    settle_after_end(record)
+    settle_after_end(table)
     return {"forfeit": reason, "by": player}
 
 
-def due_forfeit(game: Game, record: GameRecord, now: float) -> tuple[int, ForfeitReason] | None:
+def due_forfeit(game: Game, table: Table, now: float) -> tuple[int, ForfeitReason] | None:
     """Who loses the game now because a deadline ran out, if anyone: an away player whose grace
     ran out (the first of them), else the player to move past the move limit."""
-    state = record.online_state
+    state = table.online_state
     if state is None or game.over:
         return None
     away = [(moment, player) for player, moment in enumerate(state.away, start=1) if moment is not None]
@@ -142,10 +143,10 @@ def due_forfeit(game: Game, record: GameRecord, now: float) -> tuple[int, Forfei
     return None
 
 
-def set_connected(record: GameRecord, seat: int, connected: bool, now: float) -> bool:
+def set_connected(table: Table, seat: int, connected: bool, now: float) -> bool:
     """Marks a seat's connection (a connected one holds a lease); True when the player came
     back or went away."""
-    state = online_state(record)
+    state = online_state(table)
     state.leases[seat - 1] = now + state.lease if connected else None
     if connected == (state.away[seat - 1] is None):
         return False
@@ -153,18 +154,18 @@ def set_connected(record: GameRecord, seat: int, connected: bool, now: float) ->
     return True
 
 
-def keep_connected(record: GameRecord, seat: int, now: float) -> bool:
+def keep_connected(table: Table, seat: int, now: float) -> bool:
     """Renews a connected seat's lease; False when the player is away (nothing to keep)."""
-    state = online_state(record)
+    state = online_state(table)
     if state.away[seat - 1] is not None:
         return False
     state.leases[seat - 1] = now + state.lease
     return True
 
 
-def lapsed_lease(game: Game, record: GameRecord, now: float) -> int | None:
+def lapsed_lease(game: Game, table: Table, now: float) -> int | None:
     """A connected seat whose lease ran out (nobody vouches for its connection any more)."""
-    state = record.online_state
+    state = table.online_state
     if state is None or game.over:
         return None
     for seat, lease in enumerate(state.leases, start=1):
@@ -173,9 +174,9 @@ def lapsed_lease(game: Game, record: GameRecord, now: float) -> int | None:
     return None
 
 
-def ask_rematch(game: Game, record: GameRecord, seat: int, want: bool) -> dict[str, Any]:
+def ask_rematch(game: Game, table: Table, seat: int, want: bool) -> dict[str, Any]:
     """Records a seat's rematch ask (or its refusal); the update's action."""
-    state = online_state(record)
+    state = online_state(table)
     if not game.over:
         raise Refusal("not_over", "a rematch is asked for after the game")
     if state.next_game is not None:
@@ -189,15 +190,15 @@ def ask_rematch(game: Game, record: GameRecord, seat: int, want: bool) -> dict[s
     return {"rematch": want, "by": seat}
 
 
-def both_asked(record: GameRecord) -> bool:
-    state = record.online_state
+def both_asked(table: Table) -> bool:
+    state = table.online_state
     return state is not None and all(state.rematch) and state.next_game is None
 
 
-def view(record: GameRecord, game: Game, now: float) -> dict[str, Any] | None:
+def view(table: Table, game: Game, now: float) -> dict[str, Any] | None:
     """The game state's ``online`` object (docs/protocol.md), null for other games."""
-    state = record.online_state
-    if record.online is None or state is None:
+    state = table.online_state
+    if table.online is None or state is None:
         return None
 
     def left(moment: float | None) -> int | None:
@@ -215,5 +216,5 @@ def view(record: GameRecord, game: Game, now: float) -> dict[str, Any] | None:
         "rematch": list(state.rematch),
         "declined": state.declined,
         "next_game": state.next_game,
-        "via": record.online,
+        "via": table.online,
     }

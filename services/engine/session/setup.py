@@ -1,5 +1,5 @@
 """A game's setup as the service takes it (docs/protocol.md, new_game): checked, and turned into
-an engine game plus its record: the seats, the move clock and the settings."""
+an engine game plus its table: the seats, the move clock and the settings."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from boxedin.engine.dice import normalise_seed
 from boxedin.engine.game import Game
 from boxedin.engine.rules import Mode, Overlap, RulesError, mode_by_id
 
-from .record import GameRecord, Seat
+from .seats import Seat
+from .table import Table
 
 OPPONENTS = ("ai", "local", "practice")
 LEVELS = ("easy", "normal", "hard", "expert")
@@ -35,8 +36,8 @@ def new_game(
     clock_seconds: int = 0,
     ai_speed: str = "",
     seed: str = "",
-) -> tuple[Game, GameRecord]:
-    """The engine game and its record (seats, clock, settings), or a ``Refusal`` saying what is
+) -> tuple[Game, Table]:
+    """The engine game and its table (seats, clock, settings), or a ``Refusal`` saying what is
     wrong. ``device`` is the hash of the device token that starts the game."""
     try:
         chosen_mode: Mode = mode_by_id(mode)
@@ -87,7 +88,7 @@ def new_game(
     else:
         seats = (Seat.person(device, "Player 1"), Seat.person(device, "Player 2"))
     now = time.time()
-    record = GameRecord(
+    table = Table(
         seats=seats,
         clock=clock_seconds,
         ai_speed=ai_speed,
@@ -97,7 +98,7 @@ def new_game(
         # The practice game is a tool beside the game list: it never replaces the saved game.
         saved=not chosen_mode.practice,
     )
-    return game, record
+    return game, table
 
 
 def new_game_id() -> str:

@@ -13,10 +13,10 @@ from boxedin.common import delta
 # Fields whose value depends on the moment it was computed: sent in every update, since the
 # client's copy may come from a state read at another moment.
 MOMENTARY = ("clock_remaining_ms", "online")
-# Fields from the game's record beside the game: a state computed again from the stored game
-# takes them (and the momentary ones) from the record as the change left it, so after such a
+# Fields from the game's table beside the game: a state computed again from the stored game
+# takes them (and the momentary ones) from the table as the change left it, so after such a
 # state they are all sent.
-FROM_RECORD = ("opponent", "level", "clock", "ai_speed", "seed", "players", "ai_thinking")
+FROM_TABLE = ("opponent", "level", "clock", "ai_speed", "seed", "players", "ai_thinking")
 
 
 class LastStates:
@@ -41,7 +41,7 @@ def update_changes(before: dict[str, Any], after: dict[str, Any], *, recomputed:
     """The changes an update carries; ``recomputed``: ``before`` was computed again from the
     stored game rather than kept."""
     if recomputed:
-        return delta.changes(before, after, MOMENTARY + FROM_RECORD)
+        return delta.changes(before, after, MOMENTARY + FROM_TABLE)
     # A momentary field that is null is null at any moment (there is no clock, the game is not
     # online): it goes only when it changed.
     return delta.changes(before, after, [name for name in MOMENTARY if after.get(name) is not None])

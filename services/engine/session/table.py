@@ -1,8 +1,9 @@
-"""The game record: what the engine service keeps beside the engine's game (its seats, its move
-clock, its settings), typed once here, and ``authorize``, which decides every call on a game.
+"""The table a game is played at: what the engine keeps beside the engine's game (its seats,
+its move clock, its settings, and for an online game its deadlines and rematch), typed once
+here, with its one stored form.
 
-A seat is a person at a device (kept as the hash of the device token, never the token), the AI
-at a level, or the practice computer. In a local game both seats are the same device.
+The stored form is the game's "record" field in Redis: its layout (``RECORD_VERSION``) and its
+JSON are what every stored game was written with, so they change only with a new version.
 """
 
 from __future__ import annotations
@@ -14,47 +15,20 @@ from typing import Any, Literal
 
 import orjson
 
-from boxedin.common.reasons import Refusal
-from boxedin.engine.actions import Action, EndTurn, Resign, Roll, Timeout
-from boxedin.engine.actions import Draw as DrawAction
 from boxedin.engine.game import Game
 
-SeatKind = Literal["human", "ai", "practice"]
-LEVEL_NAMES = {"easy": "Easy", "normal": "Normal", "hard": "Hard", "expert": "Expert"}
-# Record layout version, stored with every record; a record of another version does not load.
+from .seats import Seat
+
+# Record layout version, stored with every table; a table stored in another layout does not load.
 RECORD_VERSION = 2
-
-
-@dataclass(frozen=True, slots=True)
-class Seat:
-    kind: SeatKind
-    name: str
-    device: str | None = None  # hash of the device token, for a person
-    level: str | None = None  # for the AI
-
-    @property
-    def computer(self) -> bool:
-        return self.kind != "human"
-
-    @staticmethod
-    def person(device: str, name: str) -> Seat:
-        return Seat("human", name, device=device)
-
-    @staticmethod
-    def ai(level: str) -> Seat:
-        return Seat("ai", f"AI ({LEVEL_NAMES[level]})", level=level)
-
-    @staticmethod
-    def practice_computer() -> Seat:
-        return Seat("practice", "Computer")
 
 
 ForfeitReason = Literal["move_limit", "away", "left"]
 
 
 @dataclass(slots=True)
-class OnlineRecord:
-    """What the server keeps for an online game besides the game: its deadlines (the move limit,
+class OnlineTable:
+    """What the table of an online game keeps besides the game: its deadlines (the move limit,
     each away player's grace) and what happens after it (rematch asks, the next game)."""
 
     move_limit: int = 0  # seconds per move, 0 for none
@@ -77,7 +51,10 @@ class OnlineRecord:
 
 
 @dataclass(slots=True)
-class GameRecord:
+class Table:
+    """The table of one game: who sits at it, its move clock and settings, and what the server
+    keeps for an online game."""
+
     seats: tuple[Seat, Seat]
     clock: int = 0  # the move clock in seconds, 0 for none
     ai_speed: str = "normal"
@@ -94,7 +71,7 @@ class GameRecord:
     # Online games (two devices through the server): how the players met ("room" or
     # "find_match"; None for every other game) and what the server keeps for them.
     online: str | None = None
-    online_state: OnlineRecord | None = None
+    online_state: OnlineTable | None = None
     version: int = field(default=RECORD_VERSION)
 
     # --- seats --------------------------------------------------------------------------------
@@ -146,11 +123,11 @@ class GameRecord:
         fields = {name: getattr(self, name) for name in self.__dataclass_fields__}
         fields["seats"] = [{f: getattr(seat, f) for f in Seat.__dataclass_fields__} for seat in self.seats]
         if self.online_state is not None:
-            fields["online_state"] = {f: getattr(self.online_state, f) for f in OnlineRecord.__dataclass_fields__}
+            fields["online_state"] = {f: getattr(self.online_state, f) for f in OnlineTable.__dataclass_fields__}
         return orjson.dumps(fields).decode()
 
     @staticmethod
-    def from_json(text: str | bytes) -> GameRecord:
+    def from_json(text: str | bytes) -> Table:
         raw: dict[str, Any] = json.loads(text)
         if raw.get("version") != RECORD_VERSION:
             raise ValueError(f"a game record of version {raw.get('version')!r}, not {RECORD_VERSION}")
@@ -158,12 +135,12 @@ class GameRecord:
         if len(seats) != 2:
             raise ValueError("a game record has two seats")
         online = raw.pop("online_state", None)
-        online_state = OnlineRecord(**online) if online is not None else None
-        return GameRecord(seats=(seats[0], seats[1]), online_state=online_state, **raw)
+        online_state = OnlineTable(**online) if online is not None else None
+        return Table(seats=(seats[0], seats[1]), online_state=online_state, **raw)
 
-    def copy(self) -> GameRecord:
+    def copy(self) -> Table:
         # Every field by position: dataclasses.replace took six times as long.
-        copied = GameRecord(*_RECORD_FIELDS(self))
+        copied = Table(*_TABLE_FIELDS(self))
         if self.online_state is not None:
             state = self.online_state
             copied.online_state = replace(
@@ -172,63 +149,5 @@ class GameRecord:
         return copied
 
 
-# A record's fields in order, taken in one call (a record is copied on every action).
-_RECORD_FIELDS = operator.attrgetter(*GameRecord.__dataclass_fields__)
-
-
-# --- who may do what ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Person:
-    """A call made for a device, named by the hash of its token."""
-
-    device: str
-
-
-class Computer:
-    """The AI service playing a computer seat."""
-
-
-class Clock:
-    """A deadline that ran out (the engine's own deadline loop)."""
-
-
-Caller = Person | Computer | Clock
-COMPUTER = Computer()
-CLOCK = Clock()
-# What a call does besides an action: read the game, or say it left or came back on screen.
-View = Literal["view", "visibility", "resume"]
-
-
-def authorize(record: GameRecord, game: Game, caller: Caller, action: Action | View) -> int:
-    """The seat ``caller`` acts for in ``action``, or a ``Refusal`` saying why it may not."""
-    if isinstance(caller, Clock):
-        if not isinstance(action, Timeout):
-            raise Refusal("malformed", "the clock can only end a turn")
-        return game.to_move or 0
-    if isinstance(caller, Computer):
-        if isinstance(action, str):
-            seat = record.computer_seat()
-            if seat is None:
-                raise Refusal("not_your_game", "the computer has no seat in this game")
-            return seat
-        if not isinstance(action, Roll | DrawAction | EndTurn):
-            raise Refusal("malformed", "the computer rolls, draws and ends its turn, nothing else")
-        if not record.computer_to_move(game):
-            raise Refusal("not_your_turn", "it is not the computer's turn")
-        return game.to_move or 0
-    held = record.held_by(caller.device)
-    if not held:
-        raise Refusal("not_your_game", "this game belongs to another device")
-    if isinstance(action, str):
-        return held[0]
-    to_move = game.to_move
-    if isinstance(action, Resign):
-        # In a local game the player to move resigns; otherwise the device's own seat.
-        return to_move if to_move in held else held[0]
-    if to_move is None or to_move in held:
-        return to_move or held[0]
-    if record.seat(to_move).computer:
-        raise Refusal("not_your_turn", "the computer is playing its turn")
-    raise Refusal("not_your_turn", "it is the other player's turn")
+# A table's fields in order, taken in one call (a table is copied on every action).
+_TABLE_FIELDS = operator.attrgetter(*Table.__dataclass_fields__)
