@@ -756,6 +756,15 @@ def test_production_gives_celery_a_redis_of_its_own(production: Rendered) -> Non
     assert "broker" in production.values["keda"]["redisAddress"]
 
 
+def test_keda_reads_the_chart_redis_with_its_password(chart: helm.Chart) -> None:
+    rendered = render(chart, {"keda": {"enabled": True}})
+    (scaled,) = rendered.of("ScaledObject")
+    (trigger,) = scaled["spec"]["triggers"]
+    assert trigger["metadata"]["address"] == f"{FULLNAME}-redis:6379"
+    auth = rendered.get("TriggerAuthentication", trigger["authenticationRef"]["name"])
+    assert auth["spec"]["secretTargetRef"] == [{"parameter": "password", "name": REDIS_AUTH, "key": "redis-password"}]
+
+
 def test_the_chart_can_run_celery_a_broker_beside_an_external_redis(chart: helm.Chart) -> None:
     values = {
         "redis": {"mode": "external", "existingSecret": "games", "broker": {"enabled": True}},
