@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # Boxed In: one image for every process kind (gateway, engine, ai, stats, worker, matchmaker),
 # chosen by the first argument (deploy/entrypoint.sh):
 #
@@ -10,9 +9,15 @@
 # scripts/setup and scripts/build-protos do on a developer's machine), and `runtime` is a slim
 # image running as an unprivileged user (uid 10001) that writes nowhere but /tmp, so it runs
 # with a read-only root filesystem.
+#
+# It builds with any builder, BuildKit or the classic one (no `# syntax` line, no `COPY --chmod`,
+# no `RUN --mount`). The base images are pinned to exact releases; for builds that never change
+# under you, pin their digests too, e.g.
+#   docker build --build-arg PYTHON_IMAGE=python:3.11.11-slim-bookworm@sha256:DIGEST ...
+# (`docker buildx imagetools inspect python:3.11.11-slim-bookworm` shows the digest).
 
-ARG PYTHON_IMAGE=python:3.11-slim-bookworm
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG PYTHON_IMAGE=python:3.11.11-slim-bookworm
+ARG NODE_IMAGE=node:20.18.1-bookworm-slim
 
 # --- the web client: TypeScript built with Vite into web/dist ---------------------------------
 FROM ${NODE_IMAGE} AS web
@@ -86,10 +91,13 @@ RUN groupadd --system --gid 10001 boxedin \
 COPY --from=build /opt/venv /opt/venv
 COPY --from=build /app/services /app/services
 COPY --from=web /src/web/dist /app/web/dist
-COPY --chmod=0755 deploy/entrypoint.sh /usr/local/bin/boxedin-entrypoint
+COPY deploy/entrypoint.sh /usr/local/bin/boxedin-entrypoint
+RUN chmod 0755 /usr/local/bin/boxedin-entrypoint
 WORKDIR /app
 USER 10001:10001
-# gateway HTTP; engine, ai, stats gRPC; the services' Prometheus /metrics.
-EXPOSE 8000 50051 50052 50053 9101 9102 9103 9104
+# The gateway's HTTP (8000); the engine's, AI's, stats' and matchmaker's gRPC (50051-50054);
+# every kind's Prometheus /metrics: gateway 9100, engine 9101, ai 9102, worker 9103, stats 9104,
+# matchmaker 9105 (the README's settings table).
+EXPOSE 8000 50051 50052 50053 50054 9100 9101 9102 9103 9104 9105
 ENTRYPOINT ["/usr/local/bin/boxedin-entrypoint"]
 CMD ["gateway"]

@@ -139,9 +139,17 @@ def selects(selector: dict[str, str] | None, labels: dict[str, str]) -> bool:
     return bool(selector) and all(labels.get(key) == value for key, value in (selector or {}).items())
 
 
-def container(workload: dict[str, Any]) -> dict[str, Any]:
-    (only,) = pod_spec(workload)["containers"]
-    return dict(only)
+def container(workload: dict[str, Any], name: str | None = None) -> dict[str, Any]:
+    """A workload's container by name; without a name its main one: a Deployment's only one, or
+    the first of the chart's Redis (redis_exporter is beside it)."""
+    containers = pod_spec(workload)["containers"]
+    if name is not None:
+        (named,) = [each for each in containers if each["name"] == name]
+        return dict(named)
+    if workload["kind"] == "Deployment":
+        (only,) = containers
+        return dict(only)
+    return dict(containers[0])
 
 
 def env_of(workload: dict[str, Any]) -> dict[str, Any]:

@@ -97,6 +97,8 @@ def test_chart_loads_with_its_schema(chart: helm.Chart) -> None:
         ({"settings": {"workPartitions": 0}}, "at '/settings/workPartitions': minimum"),
         ({"redis": {"mode": "sentinel"}}, "at '/redis/mode': value must be one of 'internal', 'external', 'cluster'"),
         ({"redis": {"url": "http://redis:6379"}}, "at '/redis/url'"),
+        ({"redis": {"auth": {"password": "p@ss:word/with-symbols"}}}, "at '/redis/auth/password'"),
+        ({"redis": {"internal": {"maxmemoryPercent": 100}}}, "at '/redis/internal/maxmemoryPercent': maximum"),
         ({"services": {"engine": {"resources": {"requests": {"cpu": "lots"}}}}}, "requests/cpu'"),
         ({"replicaCount": 3}, "additional properties 'replicaCount' not allowed"),
         # It ends up inside a quoted YAML string, before "#ANCHOR".
@@ -136,6 +138,22 @@ def test_schema_refuses_wrong_values(chart: helm.Chart, values: dict[str, Any], 
             "services.gateway.metricsPort (8000) must differ from its port",
         ),
         ({"serviceSecret": {"value": "fifteen-letters"}}, "serviceSecret.value must be 16 characters or more"),
+        (
+            {"redis": {"auth": {"existingSecret": "r", "password": "a-redis-password-for-tests"}}},
+            "redis.auth: give existingSecret or password, not both",
+        ),
+        (
+            {"redis": {"broker": {"enabled": True, "existingSecret": "b"}}},
+            "redis.broker: give enabled (the chart runs Celery's broker) or existingSecret (yours), not both",
+        ),
+        (
+            {
+                "redis": {
+                    "internal": {"resources": {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"memory": "1Ei"}}}
+                }
+            },
+            "redis.internal.resources.limits.memory: cannot read the memory quantity",
+        ),
         (
             {"serviceSecret": {"value": "a-secret-of-22-letters", "existingSecret": "mine"}},
             "serviceSecret: give existingSecret or value, not both",
@@ -206,7 +224,10 @@ BARE_VALUES: dict[str, Any] = {
     "topologySpread": {"enabled": False},
     "serviceAccount": {"create": False},
     "monitoring": {"podAnnotations": False, "dashboards": {"enabled": False}},
-    "redis": {"internal": {"persistence": {"enabled": False}, "maxmemory": "1gb"}},
+    "redis": {
+        "internal": {"persistence": {"enabled": False}, "maxmemory": "1gb", "pdb": {"enabled": False}},
+        "exporter": {"enabled": False},
+    },
     "services": {
         kind: {"autoscaling": {"enabled": False}, "pdb": {"enabled": False}, "preStopSleepSeconds": 0}
         for kind in ("engine", "ai", "stats", "worker", "matchmaker")
@@ -225,6 +246,11 @@ def test_switched_off_parts_leave_valid_objects(chart: helm.Chart) -> None:
     assert bare.get("Service", f"{FULLNAME}-gateway")["spec"]["ports"][0]["nodePort"] == 30080
     (redis,) = bare.of("StatefulSet")
     assert "volumeClaimTemplates" not in redis["spec"]
+    # No exporter: Redis alone, no metrics Service, no metrics port let in.
+    assert [each["name"] for each in pod_spec(redis)["containers"]] == ["redis"]
+    assert not bare.has("Service", f"{FULLNAME}-redis-metrics")
+    args = container(redis)["args"]
+    assert args[args.index("--maxmemory") + 1] == "1gb"
     assert {"name": "data", "emptyDir": {}} in pod_spec(redis)["volumes"]
     for deployment in bare.of("Deployment"):
         assert pod_spec(deployment)["serviceAccountName"] == "default"
@@ -434,7 +460,7 @@ def test_gateway_and_engine_scale_on_cpu_and_workers_on_their_queue(default: Ren
     assert trigger["metadata"]["enableTLS"] == "true"
     auth = production.get("TriggerAuthentication", trigger["authenticationRef"]["name"])
     assert auth["spec"]["secretTargetRef"] == [
-        {"parameter": "password", "name": "boxedin-redis-password", "key": "password"}
+        {"parameter": "password", "name": "boxedin-redis-broker-password", "key": "password"}
     ]
     assert scaled["spec"]["minReplicaCount"] == 2 and scaled["spec"]["maxReplicaCount"] == 30
 
@@ -451,7 +477,12 @@ def test_default_redis_is_a_persistent_statefulset(default: Rendered) -> None:
     (claim,) = redis["spec"]["volumeClaimTemplates"]
     assert claim["metadata"]["name"] == "data"
     assert {"name": "data", "mountPath": "/data"} in container(redis)["volumeMounts"]
-    assert default.settings()["BOXEDIN_REDIS_URL"] == f"redis://{FULLNAME}-redis:6379/0"
+    # The URL carries the password, put in by Kubernetes from the Secret: never in the ConfigMap.
+    assert "BOXEDIN_REDIS_URL" not in default.settings()
+    for kind, deployment in default.deployments().items():
+        assert env_urls(deployment) == {"BOXEDIN_REDIS_URL": f"redis://:$({PASSWORD_VAR})@{FULLNAME}-redis:6379/0"}, (
+            kind
+        )
     assert default.settings()["BOXEDIN_REDIS_CLUSTER"] == "false"
     assert default.get("Service", f"{FULLNAME}-redis")["spec"]["ports"][0]["port"] == 6379
 
@@ -477,7 +508,11 @@ def test_redis_cluster_mode_gives_celery_a_plain_redis(cluster: Rendered) -> Non
     assert settings["BOXEDIN_REDIS_CLUSTER"] == "true"
     assert "BOXEDIN_REDIS_URL" not in settings
     broker = f"{FULLNAME}-redis-broker"
-    assert settings["BOXEDIN_CELERY_BROKER_URL"] == f"redis://{broker}:6379/0"
+    # Celery's URL carries the broker's password, from the chart's Secret.
+    assert "BOXEDIN_CELERY_BROKER_URL" not in settings
+    for kind, deployment in cluster.deployments().items():
+        urls = env_urls(deployment)
+        assert urls["BOXEDIN_CELERY_BROKER_URL"] == f"redis://:$({PASSWORD_VAR})@{broker}:6379/0", kind
     (statefulset,) = cluster.of("StatefulSet")
     assert statefulset["metadata"]["name"] == broker
     assert "volumeClaimTemplates" not in statefulset["spec"]
@@ -488,9 +523,268 @@ def test_redis_cluster_mode_gives_celery_a_plain_redis(cluster: Rendered) -> Non
         assert env_of(deployment)["BOXEDIN_REDIS_URL"] == {
             "secretKeyRef": {"name": secret["metadata"]["name"], "key": "redis-url"}
         }
-    # KEDA watches Celery's queue on the broker, not on the Cluster.
+    # KEDA watches Celery's queue on the broker, not on the Cluster, with the broker's password.
     (scaled,) = cluster.of("ScaledObject")
-    assert scaled["spec"]["triggers"][0]["metadata"]["address"] == f"{broker}:6379"
+    (trigger,) = scaled["spec"]["triggers"]
+    assert trigger["metadata"]["address"] == f"{broker}:6379"
+    auth = cluster.get("TriggerAuthentication", trigger["authenticationRef"]["name"])
+    assert auth["spec"]["secretTargetRef"] == [{"parameter": "password", "name": REDIS_AUTH, "key": "redis-password"}]
+
+
+# --- the chart's Redis: password, maxmemory, probes, budget, exporter ----------------------------
+
+REDIS_AUTH = f"{FULLNAME}-redis-auth"
+PASSWORD_VAR = "BOXEDIN_CHART_REDIS_PASSWORD"
+PASSWORD_REF = {"secretKeyRef": {"name": REDIS_AUTH, "key": "redis-password"}}
+
+
+def env_urls(deployment: dict[str, Any]) -> dict[str, Any]:
+    """A Deployment's Redis URLs (the games', Celery's); where one is built with the chart's
+    password, that password comes from the Secret, earlier in the list (Kubernetes expands a
+    $(NAME) only of a variable defined before it)."""
+    env = container(deployment)["env"]
+    names = [item["name"] for item in env]
+    urls = {name: value for name, value in env_of(deployment).items() if name.endswith("_URL")}
+    for name, value in urls.items():
+        if isinstance(value, str) and f"$({PASSWORD_VAR})" in value:
+            assert env_of(deployment)[PASSWORD_VAR] == PASSWORD_REF
+            assert names.index(PASSWORD_VAR) < names.index(name)
+    return urls
+
+
+def chart_redis(rendered: Rendered) -> list[dict[str, Any]]:
+    return rendered.of("StatefulSet")
+
+
+def redis_passwords(rendered: Rendered) -> list[str]:
+    return [
+        secret_value(secret, "redis-password")
+        for secret in rendered.of("Secret")
+        if secret["metadata"]["name"] == REDIS_AUTH
+    ]
+
+
+def test_the_chart_redis_takes_a_password_from_a_secret(rendered: Rendered) -> None:
+    """requirepass from the Secret, for Redis and for every client of it (probes, exporter,
+    services, Celery), and the password in no ConfigMap, no argument, no literal value."""
+    servers = chart_redis(rendered)
+    passwords = redis_passwords(rendered)
+    assert len(passwords) == (1 if servers else 0)
+    for password in passwords:
+        assert re.fullmatch(r"[A-Za-z0-9]{32}", password)
+        for config_map in rendered.of("ConfigMap"):
+            assert all(password not in text for text in config_map["data"].values()), config_map["metadata"]["name"]
+        for workload in rendered.of("Deployment") + rendered.of("StatefulSet"):
+            assert password not in yaml.safe_dump(workload), workload["metadata"]["name"]
+    for redis in servers:
+        server = container(redis, "redis")
+        assert server["command"][:2] == ["sh", "-c"]
+        # requirepass from the variable, in a file of its own; then redis-server's arguments.
+        assert "requirepass" in server["command"][2] and '"$REDISCLI_AUTH"' in server["command"][2]
+        assert 'exec redis-server /tmp/redis-auth.conf "$@"' in server["command"][2]
+        assert {"name": "REDISCLI_AUTH", "valueFrom": PASSWORD_REF} in server["env"]
+        args = server["args"]
+        assert args[args.index("--protected-mode") + 1] == "yes"
+    for deployment in rendered.of("Deployment"):
+        env_urls(deployment)
+    for config_map in rendered.of("ConfigMap"):
+        assert not {"BOXEDIN_REDIS_URL", "BOXEDIN_CELERY_BROKER_URL", PASSWORD_VAR} & set(config_map["data"])
+
+
+def test_a_redis_password_of_yours_is_used_everywhere(chart: helm.Chart) -> None:
+    mine = render(chart, {"redis": {"auth": {"existingSecret": "our-redis", "key": "pw"}}})
+    assert not mine.has("Secret", REDIS_AUTH)
+    ref = {"secretKeyRef": {"name": "our-redis", "key": "pw"}}
+    (redis,) = mine.of("StatefulSet")
+    assert {"name": "REDISCLI_AUTH", "valueFrom": ref} in container(redis, "redis")["env"]
+    assert {"name": "REDIS_PASSWORD", "valueFrom": ref} in container(redis, "exporter")["env"]
+    for deployment in mine.of("Deployment"):
+        assert env_of(deployment)[PASSWORD_VAR] == ref
+    given = render(chart, {"redis": {"auth": {"password": "a-redis-password-for-tests"}}})
+    assert redis_passwords(given) == ["a-redis-password-for-tests"]
+
+
+def test_a_chart_redis_password_is_random_and_rolls_redis(chart: helm.Chart) -> None:
+    def once() -> tuple[str, str]:
+        rendered = render(chart, {})
+        (password,) = redis_passwords(rendered)
+        (redis,) = rendered.of("StatefulSet")
+        return password, redis["spec"]["template"]["metadata"]["annotations"]["checksum/redis-auth"]
+
+    first, second = once(), once()
+    # `lookup` finds no installed Secret here: each rendering makes its own, and restarts Redis.
+    assert first[0] != second[0] and first[1] != second[1]
+    assert first[1] == hashlib.sha256(first[0].encode()).hexdigest()
+
+
+@pytest.mark.parametrize(
+    ("limit", "percent", "expected"),
+    [
+        ("2Gi", 80, 2 * 1024**3 * 80 // 100),  # 1717986918
+        ("512Mi", 80, 512 * 1024**2 * 80 // 100),  # 429496729
+        ("1.5Gi", 75, int(1.5 * 1024**3) * 75 // 100),
+        ("3G", 50, 1_500_000_000),
+    ],
+)
+def test_maxmemory_is_a_share_of_the_memory_limit(chart: helm.Chart, limit: str, percent: int, expected: int) -> None:
+    resources = {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"memory": limit}}
+    rendered = render(
+        chart,
+        {
+            "redis": {
+                "internal": {"resources": resources, "maxmemoryPercent": percent},
+                "broker": {"enabled": True, "resources": resources, "maxmemoryPercent": percent},
+            }
+        },
+    )
+    for redis in rendered.of("StatefulSet"):
+        server = container(redis, "redis")
+        assert server["resources"]["limits"]["memory"] == limit
+        args = server["args"]
+        assert args[args.index("--maxmemory") + 1] == str(expected), redis["metadata"]["name"]
+        assert args[args.index("--maxmemory-policy") + 1] == "noeviction"
+
+
+def test_maxmemory_defaults_and_overrides(default: Rendered, cluster: Rendered, chart: helm.Chart) -> None:
+    def maxmemory(rendered: Rendered) -> dict[str, str]:
+        found = {}
+        for redis in rendered.of("StatefulSet"):
+            args = container(redis, "redis")["args"]
+            found[component(redis)] = args[args.index("--maxmemory") + 1]
+        return found
+
+    # 80% of the default limits: 2Gi for the games' Redis, 512Mi for Celery's broker.
+    assert maxmemory(default) == {"redis": "1717986918"}
+    assert maxmemory(cluster) == {"redis-broker": "429496729"}
+    assert maxmemory(render(chart, {"redis": {"internal": {"maxmemory": "1500mb"}}})) == {"redis": "1500mb"}
+    with pytest.raises(helm.HelmRenderError) as refused:
+        render(
+            chart, {"redis": {"internal": {"resources": {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": None}}}}
+        )
+    assert "redis.internal needs resources.limits.memory" in str(refused.value)
+
+
+READY = "test \"$(redis-cli -p 6379 ping)\" = PONG && redis-cli -p 6379 info persistence | grep -q '^loading:0'"
+
+
+def test_redis_readiness_needs_pong_and_its_data_loaded(rendered: Rendered) -> None:
+    for redis in chart_redis(rendered):
+        server = container(redis, "redis")
+        assert server["readinessProbe"]["exec"]["command"] == ["sh", "-c", READY]
+        # Liveness apart and lenient: any answer of a running server (loading, refusing writes)
+        # keeps it alive; only a minute and a half without one restarts it.
+        alive = server["livenessProbe"]
+        assert (
+            alive["exec"]["command"][:2] == ["sh", "-c"]
+            and alive["exec"]["command"] != server["readinessProbe"]["exec"]["command"]
+        )
+        assert all(word in alive["exec"]["command"][2] for word in ("PONG", "LOADING*", "MISCONF*"))
+        assert alive["periodSeconds"] * alive["failureThreshold"] >= 60
+        assert server["startupProbe"]["exec"] == alive["exec"]
+
+
+def test_the_chart_redis_has_a_disruption_budget(default: Rendered, cluster: Rendered) -> None:
+    for rendered, kind, budget in (
+        (default, "redis", {"maxUnavailable": 0}),
+        (cluster, "redis-broker", {"maxUnavailable": 1}),
+    ):
+        (redis,) = rendered.of("StatefulSet")
+        budgets = [
+            pdb
+            for pdb in rendered.of("PodDisruptionBudget")
+            if selects(pdb["spec"]["selector"]["matchLabels"], pod_labels(redis))
+        ]
+        assert [pdb["metadata"]["name"] for pdb in budgets] == [f"{FULLNAME}-{kind}"]
+        assert {key: budgets[0]["spec"][key] for key in budget} == budget
+        assert budgets[0]["spec"]["unhealthyPodEvictionPolicy"] == "AlwaysAllow"
+
+
+def test_redis_exporter_is_beside_each_chart_redis_and_scraped(rendered: Rendered, chart: helm.Chart) -> None:
+    values = chart.merge_values(rendered.values)
+    metrics_from = values["networkPolicy"]["metricsFrom"]
+    for redis in chart_redis(rendered):
+        kind = component(redis)
+        assert [each["name"] for each in pod_spec(redis)["containers"]] == ["redis", "exporter"]
+        exporter = container(redis, "exporter")
+        # The standard exporter, at a pinned release.
+        assert re.fullmatch(r"oliver006/redis_exporter:v\d+\.\d+\.\d+", exporter["image"])
+        env = {item["name"]: item.get("value", item.get("valueFrom")) for item in exporter["env"]}
+        assert env["REDIS_ADDR"] == "redis://localhost:6379"
+        assert env["REDIS_PASSWORD"] == PASSWORD_REF
+        (port,) = [each["containerPort"] for each in exporter["ports"] if each["name"] == "metrics"]
+        assert env["REDIS_EXPORTER_WEB_LISTEN_ADDRESS"] == f"0.0.0.0:{port}"
+        assert exporter["livenessProbe"]["httpGet"] == {"path": "/health", "port": "metrics"}
+        # Its metrics Service, which the ServiceMonitor selects, under the job boxedin-KIND.
+        service = rendered.get("Service", f"{FULLNAME}-{kind}-metrics")
+        assert service["metadata"]["labels"]["boxedin/job"] == f"boxedin-{kind}"
+        assert service["spec"]["clusterIP"] == "None"
+        assert service["spec"]["ports"] == [
+            {"name": "metrics", "port": port, "targetPort": "metrics", "protocol": "TCP"}
+        ]
+        assert selects(service["spec"]["selector"], pod_labels(redis))
+        for monitor in rendered.of("ServiceMonitor"):
+            assert selects(monitor["spec"]["selector"]["matchLabels"], service["metadata"]["labels"])
+            assert monitor["spec"]["jobLabel"] == "boxedin/job"
+            assert [endpoint["port"] for endpoint in monitor["spec"]["endpoints"]] == ["metrics"]
+        # The plain scrape config: the pod's annotations and its job label.
+        template = redis["spec"]["template"]["metadata"]
+        assert template["labels"]["boxedin/job"] == f"boxedin-{kind}"
+        assert template["annotations"]["prometheus.io/port"] == str(port)
+        # Prometheus (only) may reach it.
+        (policy,) = [
+            p
+            for p in rendered.of("NetworkPolicy")
+            if selects(p["spec"]["podSelector"]["matchLabels"], pod_labels(redis))
+        ]
+        rules = {rule["ports"][0]["port"]: rule.get("from") for rule in policy["spec"]["ingress"]}
+        assert rules["metrics"] == metrics_from
+        # The games' Redis is never the exporter's port, nor the other way round.
+        assert port != 6379
+
+
+def test_production_gives_celery_a_redis_of_its_own(production: Rendered) -> None:
+    """The games' Redis never holds Celery's queue in production: the broker URL is another
+    Secret's, and KEDA watches the queue there."""
+    games = production.values["redis"]
+    broker = games["broker"]
+    assert broker["existingSecret"] and broker["existingSecret"] != games["existingSecret"]
+    for kind, deployment in production.deployments().items():
+        urls = env_urls(deployment)
+        assert urls["BOXEDIN_CELERY_BROKER_URL"] == {
+            "secretKeyRef": {"name": broker["existingSecret"], "key": broker["key"]}
+        }, kind
+        assert urls["BOXEDIN_REDIS_URL"] != urls["BOXEDIN_CELERY_BROKER_URL"]
+    (scaled,) = production.of("ScaledObject")
+    assert scaled["spec"]["triggers"][0]["metadata"]["address"] == production.values["keda"]["redisAddress"]
+    assert "broker" in production.values["keda"]["redisAddress"]
+
+
+def test_keda_reads_the_chart_redis_with_its_password(chart: helm.Chart) -> None:
+    rendered = render(chart, {"keda": {"enabled": True}})
+    (scaled,) = rendered.of("ScaledObject")
+    (trigger,) = scaled["spec"]["triggers"]
+    assert trigger["metadata"]["address"] == f"{FULLNAME}-redis:6379"
+    auth = rendered.get("TriggerAuthentication", trigger["authenticationRef"]["name"])
+    assert auth["spec"]["secretTargetRef"] == [{"parameter": "password", "name": REDIS_AUTH, "key": "redis-password"}]
+
+
+def test_the_chart_can_run_celery_a_broker_beside_an_external_redis(chart: helm.Chart) -> None:
+    values = {
+        "redis": {"mode": "external", "existingSecret": "games", "broker": {"enabled": True}},
+        "keda": {"enabled": True},
+    }
+    rendered = render(chart, values)
+    (redis,) = rendered.of("StatefulSet")
+    assert component(redis) == "redis-broker"
+    for obj in rendered.objects:
+        if (obj["apiVersion"], obj["kind"]) not in CUSTOM_RESOURCES:
+            kubernetes_validate.validate(obj, KUBERNETES_VERSIONS[-1], strict=True)
+    for deployment in rendered.of("Deployment"):
+        urls = env_urls(deployment)
+        assert urls["BOXEDIN_REDIS_URL"] == {"secretKeyRef": {"name": "games", "key": "redis-url"}}
+        assert urls["BOXEDIN_CELERY_BROKER_URL"] == f"redis://:$({PASSWORD_VAR})@{FULLNAME}-redis-broker:6379/0"
+    (scaled,) = rendered.of("ScaledObject")
+    assert scaled["spec"]["triggers"][0]["metadata"]["address"] == f"{FULLNAME}-redis-broker:6379"
 
 
 # --- the services' shared secret -----------------------------------------------------------------
@@ -543,11 +837,15 @@ def test_a_service_secret_given_is_used_as_given(chart: helm.Chart) -> None:
     def checksums(result: Rendered) -> set[str]:
         return {d["spec"]["template"]["metadata"]["annotations"]["checksum/secrets"] for d in result.of("Deployment")}
 
-    given = render(chart, {"serviceSecret": {"value": "a-secret-of-22-letters"}})
+    # The chart's Redis password given too: else the one it makes changes at every rendering.
+    redis = {"auth": {"password": "a-redis-password-for-tests"}}
+    given = render(chart, {"serviceSecret": {"value": "a-secret-of-22-letters"}, "redis": redis})
     assert secret_value(given.get("Secret", SERVICE_SECRET)) == "a-secret-of-22-letters"
     # A given value renders the same each time; another value rolls the pods.
-    assert checksums(given) == checksums(render(chart, {"serviceSecret": {"value": "a-secret-of-22-letters"}}))
-    assert checksums(given).isdisjoint(checksums(render(chart, {"serviceSecret": {"value": "another-secret-22-long"}})))
+    again = render(chart, {"serviceSecret": {"value": "a-secret-of-22-letters"}, "redis": redis})
+    assert checksums(given) == checksums(again)
+    other = render(chart, {"serviceSecret": {"value": "another-secret-22-long"}, "redis": redis})
+    assert checksums(given).isdisjoint(checksums(other))
 
     yours = render(chart, {"serviceSecret": {"existingSecret": "our-secret", "key": "hmac"}})
     assert not yours.has("Secret", SERVICE_SECRET)

@@ -141,7 +141,9 @@ def test_the_plain_scrape_job_labels_each_target_with_its_namespace(default: Ren
     assert job["kubernetes_sd_configs"][0]["namespaces"]["names"] == [NAMESPACE]
 
 
-def test_metrics_are_scraped_under_the_jobs_the_rules_name(default: Rendered, production: Rendered) -> None:
+def test_metrics_are_scraped_under_the_jobs_the_rules_name(
+    default: Rendered, production: Rendered, cluster: Rendered
+) -> None:
     (monitor,) = production.of("ServiceMonitor")
     assert monitor["spec"]["jobLabel"] == "boxedin/job"
     # Every kind's metrics port, the gateway's too (never its public http port).
@@ -167,12 +169,44 @@ def test_metrics_are_scraped_under_the_jobs_the_rules_name(default: Rendered, pr
         assert annotations["prometheus.io/path"] == "/metrics"
         assert annotations["prometheus.io/port"] == settings[f"BOXEDIN_{kind.upper()}_METRICS_PORT"], kind
         assert int(annotations["prometheus.io/port"]) == port_named(deployment, "metrics"), kind
-    # The jobs files/rules.yaml names are jobs the chart makes.
+    # The jobs files/rules.yaml names are jobs the chart makes: each kind's, and its Redis
+    # exporters' (boxedin-redis, boxedin-redis-broker).
     rules_file = FILES / "rules.yaml"
-    named = set(re.findall(r"boxedin-([a-z]+)", rules_file.read_text())) if rules_file.exists() else set()
-    assert named <= set(KINDS)
+    named = set(re.findall(r"boxedin-([a-z]+(?:-broker)?)", rules_file.read_text())) if rules_file.exists() else set()
+    made = {
+        service["metadata"]["labels"]["boxedin/job"].removeprefix("boxedin-")
+        for result in (default, cluster)
+        for service in result.of("Service")
+        if "boxedin/job" in service["metadata"]["labels"]
+    }
+    assert set(KINDS) | {"redis", "redis-broker"} == made
+    assert named <= made
 
 
 def test_notes_say_how_to_reach_the_gateway(default: Rendered, production: Rendered) -> None:
     assert f"kubectl port-forward --namespace {NAMESPACE} service/{FULLNAME}-gateway 8000:80" in default.notes
     assert "https://play.boxedin.example.com/" in production.notes
+
+
+def test_notes_say_the_default_image_has_no_registry(default: Rendered, production: Rendered) -> None:
+    assert "The image is boxedin:0.1.0, which names no registry" in default.notes
+    assert "--set image.repository=REGISTRY/boxedin" in default.notes
+    # An image with its registry: nothing to say.
+    assert "names no registry" not in production.notes
+
+
+def test_notes_call_the_ingress_timeouts_idle_timeouts(production: Rendered, cluster: Rendered) -> None:
+    for result in (production, cluster):
+        notes = " ".join(result.notes.split())
+        assert "(3600 s and 3600 s) are idle timeouts" in notes
+        assert "pings each one every 10 s" in notes
+        assert "up to an hour" not in notes
+
+
+def test_notes_say_where_the_redis_password_is(default: Rendered, cluster: Rendered, production: Rendered) -> None:
+    assert f"password in Secret {FULLNAME}-redis-auth (key redis-password)" in default.notes
+    assert f"kubectl exec -it --namespace {NAMESPACE} {FULLNAME}-redis-0 -c redis -- redis-cli" in default.notes
+    assert f"Celery's broker the chart's {FULLNAME}-redis-broker" in cluster.notes
+    assert "Celery's broker yours (Secret boxedin-redis-broker)" in production.notes
+    assert "Celery's queue shares the games' Redis" in default.notes
+    assert "Celery's queue shares the games' Redis" not in production.notes

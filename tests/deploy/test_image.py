@@ -74,6 +74,62 @@ def test_dockerfile_builds_in_stages_and_runs_unprivileged(chart: helm.Chart) ->
     assert any("--from=build" in arg and "/opt/venv" in arg for arg in copies)
 
 
+def test_dockerfile_builds_with_a_plain_builder() -> None:
+    """Nothing that needs BuildKit: no parser directive naming a frontend (`# syntax=`), no
+    `COPY --chmod`/`--link`/`--parents`, no `RUN --mount`/`--network`/`--security`, no heredocs."""
+    text = DOCKERFILE.read_text()
+    for line in text.splitlines():
+        assert not re.match(r"#\s*syntax\s*=", line.strip(), re.IGNORECASE), line
+    joined = re.sub(r"\\\n", " ", text)
+    instructions = [line.strip() for line in joined.splitlines() if line.strip() and not line.strip().startswith("#")]
+    for line in instructions:
+        op, _, rest = line.partition(" ")
+        if op.upper() in ("COPY", "ADD"):
+            flags = re.findall(r"--([a-z-]+)", rest.split(" ", 1)[0] + " " + rest)
+            assert not set(flags) & {"chmod", "link", "parents", "exclude", "checksum", "keep-git-dir"}, line
+        if op.upper() == "RUN":
+            assert not re.match(r"--(mount|network|security)\b", rest), line
+        assert "<<" not in line, f"a heredoc needs BuildKit: {line}"
+    # The entrypoint is made executable by a RUN (COPY --chmod needs BuildKit).
+    runs = " ".join(line for line in instructions if line.upper().startswith("RUN "))
+    assert "chmod 0755 /usr/local/bin/boxedin-entrypoint" in runs
+
+
+def test_dockerfile_bases_are_pinned() -> None:
+    """Every base image is an exact release (MAJOR.MINOR.PATCH) or a digest, never a moving tag."""
+    text = DOCKERFILE.read_text()
+    args = dict(re.findall(r"^ARG\s+([A-Z_]+)=(\S+)", text, re.MULTILINE))
+    stages = dockerfile_stages()
+    for name, body in stages.items():
+        base = body[0][1]
+        found = re.fullmatch(r"\$\{?([A-Z_]+)\}?", base)
+        image = args[found.group(1)] if found else base
+        if image in stages:
+            continue
+        assert re.search(r"@sha256:[0-9a-f]{64}$", image) or re.search(r":\d+\.\d+\.\d+(-[a-z0-9.-]+)?$", image), (
+            f"stage {name}: {image} is not pinned"
+        )
+
+
+def test_dockerfile_exposes_every_port_the_processes_use(chart: helm.Chart) -> None:
+    """EXPOSE names each kind's port and metrics port, as the chart (and the README) give them."""
+    exposed: set[int] = set()
+    for op, arg in dockerfile_stages()["runtime"]:
+        if op == "EXPOSE":
+            exposed |= {int(port.split("/")[0]) for port in arg.split()}
+    used = {
+        int(svc[field])
+        for svc in chart.values["services"].values()
+        for field in ("port", "metricsPort")
+        if field in svc
+    }
+    assert used == {8000, 50051, 50052, 50053, 50054, 9100, 9101, 9102, 9103, 9104, 9105}
+    assert exposed == used
+    # The README's settings table gives the same defaults.
+    readme = (ROOT / "README.md").read_text().split("## Settings", 1)[1].split("\n## ", 1)[0]
+    assert used <= {int(port) for port in re.findall(r"\b(\d{4,5})\b", readme)}
+
+
 def test_dockerignore_keeps_local_builds_out() -> None:
     ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()}
     assert {".git", ".venv", "web/node_modules", "web/dist", "services/v1", "services/**/*.so"} <= ignored

@@ -124,9 +124,91 @@ pods' checksum/secrets is the checksum of the Secret actually made.
 {{- printf "%s-redis-broker" (include "boxedin.fullname" .) }}
 {{- end }}
 
-{{/* Is the chart running a Redis for Celery alone (cluster mode without a broker of yours)? */}}
+{{/*
+Is the chart running a Redis for Celery alone? In cluster mode always (a Redis Cluster cannot be
+Celery's broker), and in any mode with redis.broker.enabled; never when redis.broker.existingSecret
+names a broker of yours.
+*/}}
 {{- define "boxedin.ownBroker" -}}
-{{- if and (eq .Values.redis.mode "cluster") (not .Values.redis.broker.existingSecret) }}true{{ end }}
+{{- if and (or (eq .Values.redis.mode "cluster") .Values.redis.broker.enabled) (not .Values.redis.broker.existingSecret) }}true{{ end }}
+{{- end }}
+
+{{/* Is the chart running any Redis (the games' in internal mode, or Celery's broker)? */}}
+{{- define "boxedin.ownRedis" -}}
+{{- if or (eq .Values.redis.mode "internal") (include "boxedin.ownBroker" .) }}true{{ end }}
+{{- end }}
+
+{{/* The Secret holding the password of the chart's Redis servers: yours, or the chart's. */}}
+{{- define "boxedin.redisAuthSecret" -}}
+{{- default (printf "%s-redis-auth" (include "boxedin.fullname" .)) .Values.redis.auth.existingSecret }}
+{{- end }}
+
+{{/*
+The password the chart's Secret holds for its Redis servers: redis.auth.password, else the one
+the installed Secret already holds (an upgrade keeps it: Redis and its clients keep agreeing),
+else a new random one; chosen once per render, as boxedin.serviceSecretValue.
+*/}}
+{{- define "boxedin.redisPasswordValue" -}}
+{{- if not (hasKey .Values.redis.auth "chosen") }}
+{{- $value := .Values.redis.auth.password }}
+{{- if not $value }}
+{{- $installed := lookup "v1" "Secret" .Release.Namespace (include "boxedin.redisAuthSecret" .) }}
+{{- $value = dig "data" .Values.redis.auth.key "" $installed | b64dec }}
+{{- end }}
+{{- $_ := set .Values.redis.auth "chosen" (default (randAlphaNum 32) $value) }}
+{{- end }}
+{{- .Values.redis.auth.chosen }}
+{{- end }}
+
+{{/*
+The environment variable holding the chart's Redis password, from its Secret, for a container
+that builds a URL with $(BOXEDIN_CHART_REDIS_PASSWORD) (Kubernetes expands it: the password is in
+no ConfigMap and in no rendered value). Call with the root and the variable's name.
+*/}}
+{{- define "boxedin.redisPasswordEnv" -}}
+- name: {{ .name }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "boxedin.redisAuthSecret" .root }}
+      key: {{ .root.Values.redis.auth.key }}
+{{- end }}
+
+{{/*
+A Kubernetes memory quantity (512Mi, 2Gi, 1G, 1.5Gi, 1073741824) in bytes, as an integer; fails
+on a form it cannot read. Call with (dict "quantity" Q "what" "the value's path").
+*/}}
+{{- define "boxedin.memoryBytes" -}}
+{{- $q := toString .quantity }}
+{{- $units := dict "" 1 "k" 1000 "K" 1000 "M" 1000000 "G" 1000000000 "T" 1000000000000 "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776 }}
+{{- $number := regexFind `^[0-9]+(\.[0-9]+)?` $q }}
+{{- $unit := trimPrefix $number $q }}
+{{- if or (not $number) (not (hasKey $units $unit)) }}
+{{- fail (printf "%s: cannot read the memory quantity %q (use Ki, Mi, Gi, Ti, k, M, G or T), or give maxmemory" .what $q) }}
+{{- end }}
+{{- if contains "." $number }}
+{{- mulf (float64 $number) (index $units $unit) | floor | int64 }}
+{{- else }}
+{{- mul (int64 $number) (index $units $unit) }}
+{{- end }}
+{{- end }}
+
+{{/*
+The maxmemory of one of the chart's Redis servers (config: redis.internal or redis.broker):
+its maxmemory when given, else maxmemoryPercent of its container's memory limit, in bytes, so
+that a full Redis refuses writes (noeviction) before the kernel kills it.
+*/}}
+{{- define "boxedin.redisMaxmemory" -}}
+{{- $cfg := .config }}
+{{- if $cfg.maxmemory }}
+{{- $cfg.maxmemory }}
+{{- else }}
+{{- $limit := dig "limits" "memory" "" $cfg.resources }}
+{{- if not $limit }}
+{{- fail (printf "redis.%s needs resources.limits.memory (maxmemory is %v%% of it) or maxmemory: without either a full Redis is killed by the kernel instead of refusing writes" .path $cfg.maxmemoryPercent) }}
+{{- end }}
+{{- $bytes := include "boxedin.memoryBytes" (dict "quantity" $limit "what" (printf "redis.%s.resources.limits.memory" .path)) | int64 }}
+{{- div (mul $bytes (int64 $cfg.maxmemoryPercent)) 100 }}
+{{- end }}
 {{- end }}
 
 {{/* Celery's queue list in Redis (boxedin.common.keys.celery_queue). */}}
@@ -150,11 +232,20 @@ Checks of values that a JSON schema cannot express; each fails the render with a
 {{- if and (ne .Values.redis.mode "internal") (not .Values.redis.existingSecret) (not .Values.redis.url) }}
 {{- fail (printf "redis.mode %s needs the Redis URL: redis.existingSecret (a Secret with the key %s) or redis.url" .Values.redis.mode .Values.redis.key) }}
 {{- end }}
-{{- if and .Values.keda.enabled .Values.services.worker.enabled .Values.services.worker.autoscaling.enabled (eq .Values.redis.mode "external") (not .Values.keda.redisAddress) }}
+{{- if and .Values.keda.enabled .Values.services.worker.enabled .Values.services.worker.autoscaling.enabled (eq .Values.redis.mode "external") (not .Values.redis.broker.existingSecret) (not (include "boxedin.ownBroker" .)) (not .Values.keda.redisAddress) }}
 {{- fail "keda.enabled with redis.mode external needs keda.redisAddress (the broker's host:port, where KEDA reads Celery's queue)" }}
 {{- end }}
-{{- if and .Values.keda.enabled .Values.services.worker.enabled .Values.services.worker.autoscaling.enabled (eq .Values.redis.mode "cluster") .Values.redis.broker.existingSecret (not .Values.keda.redisAddress) }}
+{{- if and .Values.keda.enabled .Values.services.worker.enabled .Values.services.worker.autoscaling.enabled .Values.redis.broker.existingSecret (not .Values.keda.redisAddress) }}
 {{- fail "keda.enabled with your own Celery broker (redis.broker.existingSecret) needs keda.redisAddress (the broker's host:port)" }}
+{{- end }}
+{{- if and .Values.redis.auth.existingSecret .Values.redis.auth.password }}
+{{- fail "redis.auth: give existingSecret or password, not both" }}
+{{- end }}
+{{- if and .Values.redis.broker.enabled .Values.redis.broker.existingSecret }}
+{{- fail "redis.broker: give enabled (the chart runs Celery's broker) or existingSecret (yours), not both" }}
+{{- end }}
+{{- if and .Values.redis.exporter.enabled (eq (int .Values.redis.exporter.port) 6379) }}
+{{- fail "redis.exporter.port must differ from Redis's port 6379" }}
 {{- end }}
 {{- range $kind, $svc := .Values.services }}
 {{- if $svc.enabled }}
