@@ -45,8 +45,8 @@ from websockets.exceptions import ConnectionClosed
 
 from boxedin.engine.rules import MODES, Overlap
 
-from .frames import FRAME_TYPES, MAX_FRAME_BYTES, MAX_READ_BYTES
-from .outgoing import server_frame
+from .client_frames import FRAME_TYPES, MAX_FRAME_BYTES, MAX_READ_BYTES
+from .server_frames import server_frame
 
 # Every error code docs/protocol.md lists (its Errors tables) and too_fast (its Limits): the test
 # checks that the page names none that is not here.
@@ -233,7 +233,7 @@ def _frame_fields() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
     """Each client frame type -> (its required fields, its optional ones), from frames.py."""
     from typing import get_args
 
-    from .frames import ClientFrame
+    from .client_frames import ClientFrame
 
     union = get_args(ClientFrame)[0]
     shapes: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}

@@ -1,4 +1,4 @@
-"""The server frames' models (services/gateway/outgoing.py) against what they describe: the game
+"""The server frames' models (services/gateway/server_frames.py) against what they describe: the game
 states the engine produces in random whole games of every mode and overlap rule, the frames
 docs/protocol.md shows, and the web client's types (web/src/types.ts), compiled together with
 TypeScript. No running service is needed; the last test needs web/node_modules (scripts/setup)
@@ -23,8 +23,8 @@ from boxedin.engine.game import Game
 from boxedin.engine.rules import MODES, Mode, Overlap
 from boxedin.engine.service import online
 from boxedin.engine.view import game_view
-from boxedin.gateway import outgoing
-from boxedin.gateway.outgoing import (
+from boxedin.gateway import server_frames
+from boxedin.gateway.server_frames import (
     Ack,
     Error,
     GameState,
@@ -40,7 +40,7 @@ from boxedin.gateway.outgoing import (
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
 PROTOCOL = ROOT / "docs" / "protocol.md"
-ACTIONS: TypeAdapter[Any] = TypeAdapter(outgoing.UpdateAction)
+ACTIONS: TypeAdapter[Any] = TypeAdapter(server_frames.UpdateAction)
 
 # --- game states of random whole games ------------------------------------------------------------
 
@@ -418,7 +418,7 @@ def _check_source(types_ts: Path) -> str:
 
 def test_web_types_agree_with_the_models(tmp_path: Path) -> None:
     json2ts, tsc = _web_tool("json2ts"), _web_tool("tsc")
-    schema = _for_json2ts(outgoing.server_frame_schema())
+    schema = _for_json2ts(server_frames.server_frame_schema())
     schema["title"] = "ServerFrame"
     (tmp_path / "schema.json").write_text(json.dumps(schema, indent=1))
     generated = subprocess.run(
@@ -452,7 +452,7 @@ def test_web_types_agree_with_the_models(tmp_path: Path) -> None:
             if where:
                 report.append(f"    at: {source[int(where.group(1)) - 1].strip()}")
         pytest.fail(
-            "web/src/types.ts and the server frames of services/gateway/outgoing.py differ "
+            "web/src/types.ts and the server frames of services/gateway/server_frames.py differ "
             f"(generated types and check in {tmp_path}):\n" + "\n".join(report),
             pytrace=False,
         )

@@ -47,7 +47,7 @@ Winner = Annotated[Literal[0, 1, 2], BeforeValidator(_not_bool)]  # 0: a tie
 Orientation = Literal["h", "v"]
 Count = Annotated[StrictInt, Field(ge=0)]
 Positive = Annotated[StrictInt, Field(ge=1)]
-ReplyTo = Annotated[StrictStr, Field(max_length=64)] | StrictInt  # a client frame's id (frames.py)
+ReplyTo = Annotated[StrictStr, Field(max_length=64)] | StrictInt  # a client frame's id (client_frames.py)
 EdgeRef = tuple[Orientation, Count, Count]  # ["h", row, col]
 DrawnEdge = tuple[Orientation, Count, Count, PlayerNo]  # ["h", row, col, who drew it]
 ScorePair = tuple[StrictInt, StrictInt]  # players 1 and 2
