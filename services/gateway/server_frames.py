@@ -33,6 +33,8 @@ from pydantic import (
 )
 from pydantic.json_schema import SkipJsonSchema
 
+from boxedin.common.choices import Level
+
 
 def _not_bool(value: Any) -> Any:
     """Literals of numbers take ``True`` for 1 (``True == 1``); the protocol sends numbers."""
@@ -52,7 +54,6 @@ EdgeRef = tuple[Orientation, Count, Count]  # ["h", row, col]
 DrawnEdge = tuple[Orientation, Count, Count, PlayerNo]  # ["h", row, col, who drew it]
 ScorePair = tuple[StrictInt, StrictInt]  # players 1 and 2
 Opponent = Literal["ai", "local", "practice", "online"]
-Level = Literal["easy", "normal", "hard", "expert"]
 
 
 def _no_null_default(schema: dict[str, Any]) -> None:

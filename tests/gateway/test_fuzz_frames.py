@@ -19,7 +19,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from boxedin.cli import main as boxedin
-from boxedin.common.reasons import Refusal
+from boxedin.common.reasons import CLIENT_CODES, REASONS, Refusal
 from boxedin.common.settings import Settings
 from boxedin.gateway import client_frames, fuzzing
 from boxedin.gateway.server_frames import server_frame
@@ -274,10 +274,20 @@ def _documented_errors() -> set[str]:
     return codes
 
 
-def test_the_fuzz_command_knows_every_documented_error_code() -> None:
+def test_the_protocol_documents_exactly_the_catalogue_of_error_codes() -> None:
+    """docs/protocol.md's Errors tables name every code the catalogue has for a client, and no
+    other; the fuzz command takes the same codes."""
     documented = _documented_errors()
     assert len(documented) > 30
+    assert documented == CLIENT_CODES
     assert documented <= fuzzing.DOCUMENTED_ERRORS
+
+
+def test_the_same_wifi_errors_are_in_the_catalogue() -> None:
+    """The codes docs/protocol.md's Same Wi-Fi section lists for its error frames."""
+    section = PROTOCOL.read_text().split("Errors (`error` frames):", 1)[1].split("\n\n", 1)[0]
+    codes = set(re.findall(r"`(\w+)`", section)) - {"lan_let_in", "lan_cancel"}
+    assert {"bad_address", "nobody_waiting"} <= codes <= set(REASONS)
 
 
 def test_fuzzed_frames_break_nothing(stack: Stack) -> None:

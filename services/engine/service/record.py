@@ -14,13 +14,13 @@ from typing import Any, Literal
 
 import orjson
 
+from boxedin.common.choices import LEVEL_NAMES
 from boxedin.common.reasons import Refusal
 from boxedin.engine.actions import Action, EndTurn, Resign, Roll, Timeout
 from boxedin.engine.actions import Draw as DrawAction
 from boxedin.engine.game import Game
 
 SeatKind = Literal["human", "ai", "practice"]
-LEVEL_NAMES = {"easy": "Easy", "normal": "Normal", "hard": "Hard", "expert": "Expert"}
 # Record layout version, stored with every record; a record of another version does not load.
 RECORD_VERSION = 2
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 import time
 
+from boxedin.common.choices import CLOCKS, LEVELS
 from boxedin.common.reasons import Refusal
 from boxedin.engine.actions import GameError
 from boxedin.engine.dice import normalise_seed
@@ -15,8 +16,6 @@ from boxedin.engine.rules import Mode, Overlap, RulesError, mode_by_id
 from .record import GameRecord, Seat
 
 OPPONENTS = ("ai", "local", "practice")
-LEVELS = ("easy", "normal", "hard", "expert")
-CLOCKS = (0, 10, 20, 30, 60)
 AI_SPEEDS = ("normal", "fast")
 
 
