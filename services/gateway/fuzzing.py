@@ -46,6 +46,7 @@ from websockets.exceptions import ConnectionClosed
 from boxedin.common import choices
 from boxedin.common.reasons import CLIENT_CODES
 from boxedin.engine.rules import MODES, Overlap
+from boxedin.matchmaker import codes
 
 from .client_frames import FRAME_TYPES, MAX_FRAME_BYTES, MAX_READ_BYTES
 from .server_frames import server_frame
@@ -126,7 +127,7 @@ def expected_close(payload: str | bytes, text: bool) -> int | None:
 
 
 TOKEN_ALPHABET = string.ascii_letters + string.digits + "_-"
-CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_ALPHABET = codes.ALPHABET
 LEVELS = choices.LEVELS[:2]  # the AI's cheap levels: the fuzz tests frames, not the AI
 BOUNDARY_INTS = (0, 1, -1, 2, 1024, 1025, -1024, -1025, 3600, 3601, 2**31 - 1, 2**31, -(2**31) - 1,
                  2**53, 2**63 - 1, 2**63, -(2**63) - 1, 2**64, 10**30, -(10**30))  # fmt: skip

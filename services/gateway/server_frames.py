@@ -1,6 +1,6 @@
-"""Server frames of the websocket protocol (docs/protocol.md) as models: the contract the web
-client's types (web/src/types.ts) are checked against, and what the tests hold every frame of
-the real server to.
+"""Server frames of the websocket protocol (docs/protocol.md) as models: the one definition of
+their types, from which scripts/gen_catalog.py generates the web client's
+(web/src/generated/frames.ts), and what the tests hold every frame of the real server to.
 
 Two kinds of "nothing" are kept apart, because the client tells them apart:
 - a required field that may be null (``level``, ``seed``, ``to_move``, ``winner``, ``saved``...)
@@ -674,5 +674,5 @@ def server_frame(raw: str | bytes | dict[str, Any]) -> ServerFrameModel | State 
 
 
 def server_frame_schema() -> dict[str, Any]:
-    """The JSON schema of every server frame (what web/src/types.ts is checked against)."""
+    """The JSON schema of every server frame (what web/src/generated/frames.ts is generated from)."""
     return SERVER_FRAMES.json_schema()

@@ -4,6 +4,7 @@ import { Connection, isDeviceToken, socketUrl, type ConnStatus } from "./protoco
 import {
   effectiveDark, firstForServer, loadSettings, paletteVars, saveSettings, type KeyValueStore, type Settings,
 } from "./settings";
+import { isPractice } from "./catalog";
 import { h, toast } from "./dom";
 import type { GameState, Level, NewGameOptions, PresenceFrame, SavedSummary, StatsFrame } from "./types";
 import { loadName, noteFinished, saveName } from "./online";
@@ -208,7 +209,7 @@ export class App {
 
   /** The same choices as a finished or running game (Play again). */
   againOptions(g: GameState): NewGameOptions {
-    if (g.opponent === "practice" || g.mode.startsWith("practice_")) {
+    if (g.opponent === "practice" || isPractice(g.mode)) {
       return { mode: g.mode, opponent: g.opponent, seed: g.seed ?? undefined };
     }
     const opts: NewGameOptions = {
@@ -261,7 +262,7 @@ export class App {
   noteSavedFrom(g: GameState | null): void {
     // A practice game is kept apart on the server, and an online game is never saved on the
     // device: neither becomes the saved game.
-    if (!g || g.mode.startsWith("practice_") || g.opponent === "online") return;
+    if (!g || isPractice(g.mode) || g.opponent === "online") return;
     if (g.over) {
       if (this.saved?.game === g.game) this.saved = null;
       return;

@@ -6,6 +6,7 @@ import type {
   ServerFrame, StatsFrame,
 } from "./types";
 import { applyChanges } from "./delta";
+import { DEVICE_TOKEN } from "./generated/facts";
 
 // --- sequence numbers (pure, unit-tested) ---------------------------------------------------
 
@@ -44,7 +45,7 @@ export function backoffDelay(attempt: number): number {
 
 /** Whether a stored value looks like a device token (the server issues them; see `welcome`). */
 export function isDeviceToken(s: unknown): s is string {
-  return typeof s === "string" && /^[A-Za-z0-9_-]{22,64}$/.test(s);
+  return typeof s === "string" && DEVICE_TOKEN.test(s);
 }
 
 export function socketUrl(loc: { protocol: string; host: string }): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MODES, OVERLAPS, PRACTICE_BOARDS, modeInfo } from "../src/catalog";
-import { MODE_RULES, OVERLAP_IDS } from "../src/rules.generated";
+import { MODE_RULES, OVERLAP_IDS } from "../src/generated/rules";
 
 describe("the catalogue follows the engine's modes", () => {
   it("has words for every mode the engine plays, and for no other", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { OVERLAP_EXAMPLES } from "../src/helpDiagrams";
 import { OVERLAP_DETAILS, STRATEGY } from "../src/helpTexts";
-import { OVERLAP_IDS } from "../src/rules.generated";
+import { OVERLAP_IDS } from "../src/generated/rules";
 
 describe("Help & Rules", () => {
   it("explains every overlap rule the engine has, each with a drawn example", () => {
