@@ -5,8 +5,9 @@
 - facts.ts: the AI levels and move clocks (boxedin.common.choices), every reason code with its
   sentence (boxedin.common.reasons), the room-code alphabet (boxedin.matchmaker.codes), the name
   limit (boxedin.common.names) and the device token's pattern (boxedin.common.devices);
-- frames.ts: the server frames' types, from the pydantic models of
-  services/gateway/server_frames.py (their JSON schema, walked here).
+- frames.ts and client_frames.ts: the server frames' and the client frames' types, from the
+  pydantic models of services/gateway/server_frames.py and client_frames.py (their JSON
+  schemas, walked here).
 
 Run after changing any of them:
 
@@ -25,6 +26,7 @@ from typing import Any
 
 from boxedin.common import choices, devices, names, reasons
 from boxedin.engine.rules import MODES, Overlap
+from boxedin.gateway.client_frames import client_frame_schema
 from boxedin.gateway.server_frames import server_frame_schema
 from boxedin.matchmaker import codes
 
@@ -189,10 +191,9 @@ def _doc(text: str) -> list[str]:
     return ["/**", *(f" * {line}".rstrip() for line in lines), " */"]
 
 
-def render_frames() -> str:
-    """frames.ts for the server frames' models as they are now."""
-    schema = server_frame_schema()
-    out = [_header("services/gateway/server_frames.py").rstrip("\n"), ""]
+def _frames(schema: dict[str, Any], source: str, union: str, what: str) -> str:
+    """The TypeScript of a discriminated union of frame models: each model, then the union."""
+    out = [_header(source).rstrip("\n"), ""]
     for name, model in schema["$defs"].items():
         if "description" in model:
             out += _doc(model["description"])
@@ -202,11 +203,22 @@ def render_frames() -> str:
         out += _fields(model, "  ")
         out += ["};", ""]
     frames = [_type(part) for part in schema["oneOf"]]
-    out.append("/** Every frame the server sends, told apart by its ``type``. */")
-    out.append("export type ServerFrame =")
+    out.append(f"/** Every frame {what}, told apart by its ``type``. */")
+    out.append(f"export type {union} =")
     out += [f"  | {frame}" for frame in frames]
     out[-1] += ";"
     return "\n".join(out) + "\n"
+
+
+def render_frames() -> str:
+    """frames.ts for the server frames' models as they are now."""
+    return _frames(server_frame_schema(), "services/gateway/server_frames.py", "ServerFrame", "the server sends")
+
+
+def render_client_frames() -> str:
+    """client_frames.ts for the client frames' models as they are now. A field with a default
+    may be left out (``field?``); one that takes null says so."""
+    return _frames(client_frame_schema(), "services/gateway/client_frames.py", "ClientFrame", "a client sends")
 
 
 # --- the files -----------------------------------------------------------------------------------
@@ -215,6 +227,7 @@ TARGETS: dict[Path, Callable[[], str]] = {
     GENERATED / "rules.ts": render_rules,
     GENERATED / "facts.ts": render_facts,
     GENERATED / "frames.ts": render_frames,
+    GENERATED / "client_frames.ts": render_client_frames,
 }
 
 

@@ -1,10 +1,11 @@
 """Every file of web/src/generated/ is what scripts/gen_catalog.py writes from its Python source
-now (the engine's modes, the shared facts, the server frames' models): change one, and this
+now (the engine's modes, the shared facts, the server and client frames' models): change one, and this
 fails until the files are generated again. Nothing else in web/src/generated/ is committed."""
 
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 from types import ModuleType
 
@@ -22,7 +23,7 @@ def _generator() -> ModuleType:
     return module
 
 
-@pytest.mark.parametrize("name", ["rules.ts", "facts.ts", "frames.ts"])
+@pytest.mark.parametrize("name", ["rules.ts", "facts.ts", "frames.ts", "client_frames.ts"])
 def test_the_committed_generated_file_matches_its_source(name: str) -> None:
     gen = _generator()
     target = gen.GENERATED / name
@@ -71,3 +72,15 @@ def test_required_null_and_optional_fields_are_told_apart() -> None:
     assert "  previews?: Record<string, EdgePreview>;\n" in text
     assert "  box_holders?: (1 | 2 | null)[];\n" in text
     assert "  reply_to?: string | number;\n" in text
+
+
+def test_every_client_frame_type_is_generated() -> None:
+    """client_frames.ts types every frame the gateway takes (client_frames.FRAME_TYPES), with the
+    fields that may be left out optional."""
+    from boxedin.gateway.client_frames import FRAME_TYPES
+
+    text = _generator().render_client_frames()
+    typed = set(re.findall(r'^  type: (.*);$', text, re.MULTILINE))
+    assert {kind for line in typed for kind in re.findall(r'"(\w+)"', line)} == set(FRAME_TYPES)
+    assert "  id?: string | number | null;\n" in text
+    assert "  mode: string;\n  overlap?: string | null;\n" in text
