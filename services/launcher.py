@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from boxedin.common.settings import default, port_of
+
 from .ports import free_port, port_is_free
 from .process_groups import describe_exit, kill_group
 
@@ -98,12 +100,13 @@ class Stack:
     and leaves it to the supervisor."""
 
     redis_url: str | None = None
-    key_prefix: str = "boxedin:"
-    gateway_port: int = 8000
-    engine_port: int = 50051
-    ai_port: int = 50052
-    stats_port: int = 50053
-    matchmaker_port: int = 50054
+    # The settings' own defaults (boxedin.common.settings), which the children get unless told.
+    key_prefix: str = default("key_prefix")
+    gateway_port: int = default("gateway_port")
+    engine_port: int = port_of(default("engine_address"))
+    ai_port: int = port_of(default("ai_address"))
+    stats_port: int = port_of(default("stats_address"))
+    matchmaker_port: int = port_of(default("matchmaker_address"))
     gateway_replicas: int = 1
     worker: bool = True
     web_dist: str = str(ROOT / "web" / "dist")

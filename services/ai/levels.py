@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from boxedin.common import choices
+
 from .context import Player
 from .easy import Easy
 from .expert import Expert
@@ -13,13 +15,10 @@ from .normal import Normal
 from .perfect import Perfect
 from .practice import Practice
 
-LEVELS: dict[str, Callable[[], Player]] = {
-    "easy": Easy,
-    "normal": Normal,
-    "hard": Hard,
-    "expert": Expert,
-    "practice": Practice,
-}
+# Each level of boxedin.common.choices by its player (every player class names its level), then
+# the practice computer: a level without a player fails here, at import.
+_PLAYERS: dict[str, Callable[[], Player]] = {player.name: player for player in (Easy, Normal, Hard, Expert)}
+LEVELS: dict[str, Callable[[], Player]] = {level: _PLAYERS[level] for level in choices.LEVELS} | {"practice": Practice}
 
 # Reference players for `boxedin match` only: never offered to players, nor by `boxedin ai turn`.
 MATCH_LEVELS: dict[str, Callable[[], Player]] = {

@@ -1,67 +1,110 @@
-"""Reason codes of refused requests (docs/protocol.md), and how they travel over gRPC: as a
-status code with the reason in the trailing metadata key ``boxedin-reason``."""
+"""Every reason code a refused request can carry, once (docs/protocol.md, Errors), and how a
+refusal travels over gRPC: as a status code with the reason in the trailing metadata key
+``boxedin-reason``."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, NoReturn, cast
+from dataclasses import dataclass
+from typing import Any, Literal, NoReturn, cast
 
 import grpc
 
 REASON_KEY = "boxedin-reason"
 
-RULE_ERRORS = frozenset(
-    {
-        "game_over", "roll_not_due", "bad_roll", "roll_due", "illegal_edge", "edge_taken",
-        "no_end_turn", "nothing_drawn", "nothing_to_undo", "undo_not_allowed",
-    }
-)  # fmt: skip
+# Who can be told a code: a websocket client (docs/protocol.md's Errors tables list exactly these),
+# the browser of a boxedin lan process only (docs/protocol.md, Same Wi-Fi), or only another service.
+Audience = Literal["client", "lan", "service"]
 
-_STATUS = {
-    "bad_setup": grpc.StatusCode.INVALID_ARGUMENT,
-    "bad_seed": grpc.StatusCode.INVALID_ARGUMENT,
-    "malformed": grpc.StatusCode.INVALID_ARGUMENT,
-    "bad_device": grpc.StatusCode.INVALID_ARGUMENT,
-    "no_game": grpc.StatusCode.NOT_FOUND,
-    "not_your_game": grpc.StatusCode.PERMISSION_DENIED,
-    "not_your_turn": grpc.StatusCode.FAILED_PRECONDITION,
-    "clock_running": grpc.StatusCode.FAILED_PRECONDITION,
-    "time_up": grpc.StatusCode.FAILED_PRECONDITION,
-    "stale": grpc.StatusCode.ABORTED,
-    "busy": grpc.StatusCode.ABORTED,
-    "unavailable": grpc.StatusCode.UNAVAILABLE,
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """One reason code: the gRPC status a refusal with it travels with, and a sentence for the
+    player when the refusal names none of its own."""
+
+    code: str
+    status: grpc.StatusCode
+    message: str
+    audience: Audience = "client"
+
+
+_S = grpc.StatusCode
+# A code that never crosses gRPC (the gateway's and boxedin lan's own) still has a status: the
+# one an unknown code gets, INTERNAL, so that nothing about a refusal changes with the catalogue.
+_RULE = _S.FAILED_PRECONDITION  # the replay contract's rule errors (boxedin.engine.actions)
+CATALOGUE: tuple[Reason, ...] = (
+    # The frame itself (the gateway's own).
+    Reason("bad_message", _S.INTERNAL, "the frame is not a valid frame of the protocol"),
+    Reason("too_large", _S.INTERNAL, "the frame is too large"),
+    Reason("hello_first", _S.INTERNAL, "say hello with your device token first"),
+    Reason("too_fast", _S.INTERNAL, "too many frames at once: slow down"),
+    # A game's setup and its calls.
+    Reason("bad_device", _S.INVALID_ARGUMENT, "the device token is not valid"),
+    Reason("bad_setup", _S.INVALID_ARGUMENT, "the game cannot be set up so"),
+    Reason("bad_seed", _S.INVALID_ARGUMENT, "the seed is blank or too long"),
+    Reason("no_game", _S.NOT_FOUND, "there is no such game"),
+    Reason("not_your_game", _S.PERMISSION_DENIED, "that game is not yours"),
+    Reason("stale", _S.ABORTED, "the game has moved on"),
+    Reason("not_your_turn", _S.FAILED_PRECONDITION, "it is not your turn"),
+    Reason("clock_running", _S.FAILED_PRECONDITION, "the move clock still has time left"),
+    Reason("time_up", _S.FAILED_PRECONDITION, "the move clock ran out: the turn is over"),
+    Reason("malformed", _S.INVALID_ARGUMENT, "the action is not well formed"),
+    # The rules.
+    Reason("game_over", _RULE, "the game is over: no more actions are possible"),
+    Reason("roll_not_due", _RULE, "it is not time to roll"),
+    Reason("bad_roll", _RULE, "that roll is not possible"),
+    Reason("roll_due", _RULE, "roll first"),
+    Reason("illegal_edge", _RULE, "there is no such edge on this board"),
+    Reason("edge_taken", _RULE, "that edge is drawn already"),
+    Reason("no_end_turn", _RULE, "the turn cannot end yet"),
+    Reason("nothing_drawn", _RULE, "nothing was drawn this turn"),
+    Reason("nothing_to_undo", _RULE, "there is nothing to undo"),
+    Reason("undo_not_allowed", _RULE, "Undo is not allowed in this game"),
+    # The services behind the gateway.
+    Reason("busy", _S.ABORTED, "another action on the game came at the same moment; try again"),
+    Reason("bad_token", _S.INTERNAL, "the confirmation token is wrong or has expired; ask again"),
+    Reason("internal", _S.INTERNAL, "something went wrong on the server; the game is unchanged"),
+    Reason("unavailable", _S.UNAVAILABLE, "the game service cannot be reached; the game is unchanged"),
     # Online play (docs/protocol.md, Online play).
-    "bad_name": grpc.StatusCode.INVALID_ARGUMENT,
-    "bad_code": grpc.StatusCode.INVALID_ARGUMENT,
-    "no_room": grpc.StatusCode.NOT_FOUND,
-    "room_expired": grpc.StatusCode.NOT_FOUND,
-    "room_closed": grpc.StatusCode.NOT_FOUND,
-    "room_full": grpc.StatusCode.FAILED_PRECONDITION,
-    "own_room": grpc.StatusCode.FAILED_PRECONDITION,
-    "in_game": grpc.StatusCode.FAILED_PRECONDITION,
-    "not_online": grpc.StatusCode.FAILED_PRECONDITION,
-    "not_over": grpc.StatusCode.FAILED_PRECONDITION,
-    "rematch_over": grpc.StatusCode.FAILED_PRECONDITION,
-    "too_many_tries": grpc.StatusCode.RESOURCE_EXHAUSTED,
+    Reason("bad_name", _S.INVALID_ARGUMENT, "that name is not allowed"),
+    Reason("bad_code", _S.INVALID_ARGUMENT, "that is not a room code"),
+    Reason("no_room", _S.NOT_FOUND, "no room has this code: check it with your friend"),
+    Reason("room_expired", _S.NOT_FOUND, "this room waited 30 minutes and closed: ask your friend for a new one"),
+    Reason("room_closed", _S.NOT_FOUND, "the friend who made this room closed it"),
+    Reason("room_full", _S.FAILED_PRECONDITION, "somebody has joined this room already"),
+    Reason("own_room", _S.FAILED_PRECONDITION, "this is your own room: pass the code on to a friend"),
+    Reason("too_many_tries", _S.RESOURCE_EXHAUSTED, "too many tries to join a room: wait a minute and check the code"),
+    Reason("not_online", _S.FAILED_PRECONDITION, "that is not an online game"),
+    Reason("not_over", _S.FAILED_PRECONDITION, "the game is still running"),
+    Reason("rematch_over", _S.FAILED_PRECONDITION, "the rematch was declined or has started"),
+    Reason("in_game", _S.FAILED_PRECONDITION, "you are playing an online game"),
+    # Same Wi-Fi: a boxedin lan process to its own browser (docs/protocol.md, Same Wi-Fi).
+    Reason("bad_address", _S.INTERNAL, "name a game of the list or type its address", "lan"),
+    Reason("nobody_waiting", _S.INTERNAL, "nobody is waiting to be let in", "lan"),
+    Reason("host_left", _S.INTERNAL, "the host closed the game", "lan"),
     # A call from a service that may not make it (boxedin.common.service_auth).
-    "not_allowed": grpc.StatusCode.PERMISSION_DENIED,
-    "unauthenticated": grpc.StatusCode.UNAUTHENTICATED,
-}
+    Reason("not_allowed", _S.PERMISSION_DENIED, "this service may not make that call", "service"),
+    Reason("unauthenticated", _S.UNAUTHENTICATED, "the calling service is not authenticated", "service"),
+)
+REASONS: dict[str, Reason] = {reason.code: reason for reason in CATALOGUE}
+CLIENT_CODES = frozenset(reason.code for reason in CATALOGUE if reason.audience == "client")
 
 
 class Refusal(Exception):
-    """A request refused with a reason code and a sentence for the player."""
+    """A request refused with a reason code and a sentence for the player (by default the
+    catalogue's for the code)."""
 
-    def __init__(self, reason: str, message: str) -> None:
+    def __init__(self, reason: str, message: str | None = None) -> None:
+        if message is None:
+            message = REASONS[reason].message if reason in REASONS else reason
         super().__init__(message)
         self.reason = reason
         self.message = message
 
     @property
     def status(self) -> grpc.StatusCode:
-        if self.reason in RULE_ERRORS:
-            return grpc.StatusCode.FAILED_PRECONDITION
-        return _STATUS.get(self.reason, grpc.StatusCode.INTERNAL)
+        known = REASONS.get(self.reason)
+        return known.status if known is not None else grpc.StatusCode.INTERNAL
 
 
 async def abort(context: grpc.aio.ServicerContext[Any, Any], refusal: Refusal) -> NoReturn:
@@ -81,7 +124,7 @@ def refusal_of(error: grpc.RpcError) -> Refusal:
     code = error.code() if hasattr(error, "code") else None
     if reason is None:
         if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-            return Refusal("unavailable", "the game service cannot be reached; the game is unchanged")
-        return Refusal("internal", "something went wrong on the server; the game is unchanged")
+            return Refusal("unavailable")
+        return Refusal("internal")
     details = error.details() if hasattr(error, "details") else None
     return Refusal(str(reason), str(details or reason))

@@ -4,6 +4,7 @@ one machine. REDIS_URL is also read without the prefix."""
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -159,3 +160,15 @@ class Settings(BaseSettings):
 @cache
 def settings() -> Settings:
     return Settings()
+
+
+def default(name: str) -> Any:
+    """A setting's default as ``Settings`` declares it: what code that takes the setting from
+    elsewhere (the launcher's options, limits made without settings) starts from, so that each
+    default is written once."""
+    return Settings.model_fields[name].default
+
+
+def port_of(address: str) -> int:
+    """The port of a ``host:port`` address."""
+    return int(address.rsplit(":", 1)[1])

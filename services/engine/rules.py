@@ -131,7 +131,7 @@ class Mode:
 
     id: str
     name: str
-    tagline: str
+    tagline: str  # the menu's line under the name (web/src/generated/rules.ts carries it)
     rules: RuleSet
     practice: bool = False
 
@@ -150,23 +150,23 @@ def _standard(boxes: int) -> RuleSet:
 MODES: dict[str, Mode] = {
     mode.id: mode
     for mode in (
-        Mode("mini", "Mini", "A game in a minute", RuleSet(3, 4)),
-        Mode("standard", "Standard", "Classic Dots & Boxes", _standard(5)),
-        Mode("quick", "Quick", "Fast games", RuleSet(5, 6)),
-        Mode("classic", "Classic", "Balanced gameplay", RuleSet(7, 6)),
+        Mode("mini", "Mini", "Done in a minute or two", RuleSet(3, 4)),
+        Mode("standard", "Standard", "The pencil-and-paper game", _standard(5)),
+        Mode("quick", "Quick", "Short dice games", RuleSet(5, 6)),
+        Mode("classic", "Classic", "The balanced all-rounder", RuleSet(7, 6)),
         Mode(
             "chain_reaction",
             "Chain Reaction",
-            "Boxes fall in chains",
+            "Captures come in rows",
             RuleSet(7, 6, capturing_edge_free=True),
         ),
-        Mode("marathon", "Marathon", "The long game", RuleSet(11, 8)),
-        Mode("strategic", "Strategic", "Multi-size squares", RuleSet(9, 8, (1, 2))),
-        Mode("big_squares", "Big Squares", "High-value captures", RuleSet(9, 10, (1, 2, 3))),
+        Mode("marathon", "Marathon", "The long haul", RuleSet(11, 8)),
+        Mode("strategic", "Strategic", "Boxes and 2×2 squares", RuleSet(9, 8, (1, 2))),
+        Mode("big_squares", "Big Squares", "Big points, big outlines", RuleSet(9, 10, (1, 2, 3))),
         Mode(
             "expert",
             "Expert",
-            "Maximum complexity",
+            "Everything at once",
             RuleSet(11, 12, (1, 2, 3), Overlap.CONSUME),
         ),
         Mode("practice_2x2", "Practice 2x2", "Seeded practice", _standard(2), practice=True),

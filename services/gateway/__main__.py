@@ -10,7 +10,7 @@ from boxedin.common.logs import setup_logging
 from boxedin.common.settings import settings
 
 from .app import create_app
-from .frames import MAX_READ_BYTES
+from .client_frames import MAX_READ_BYTES
 
 
 def main() -> None:
@@ -30,7 +30,7 @@ def main() -> None:
         host=config.gateway_host,
         port=config.gateway_port,
         log_config=None,
-        # Larger messages are not read: the connection is closed with 1009 (frames.py, sizes).
+        # Larger messages are not read: the connection is closed with 1009 (client_frames.py, sizes).
         ws_max_size=MAX_READ_BYTES,
         ws_ping_interval=config.ws_ping_interval_seconds,
         ws_ping_timeout=config.ws_ping_timeout_seconds,

@@ -18,7 +18,7 @@ import grpc
 from boxedin.common.reasons import refusal_of
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 
-from . import outgoing
+from . import server_frames
 from .hub import UpdateHub
 
 log = logging.getLogger("boxedin.gateway.feed")
@@ -90,7 +90,7 @@ class GameFeed:
                 return
             await self.detach()
             message = "this game is no longer on the server (its data was lost); start a new one from the menu"
-            self.send(outgoing.Error.build("no_game", message).to_json())
+            self.send(server_frames.Error.build("no_game", message).to_json())
 
     def _send_state(self, snapshot: common_pb2.GameSnapshot, reply_to: Any = None) -> None:
         # The engine's state JSON is passed on as it is, never parsed here.

@@ -43,24 +43,16 @@ from pydantic import ValidationError
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from boxedin.common import choices
+from boxedin.common.reasons import CLIENT_CODES
 from boxedin.engine.rules import MODES, Overlap
+from boxedin.matchmaker import codes
 
-from .frames import FRAME_TYPES, MAX_FRAME_BYTES, MAX_READ_BYTES
-from .outgoing import server_frame
+from .client_frames import FRAME_TYPES, MAX_FRAME_BYTES, MAX_READ_BYTES
+from .server_frames import server_frame
 
-# Every error code docs/protocol.md lists (its Errors tables) and too_fast (its Limits): the test
-# checks that the page names none that is not here.
-DOCUMENTED_ERRORS = frozenset(
-    {
-        "bad_message", "too_large", "hello_first", "bad_device", "bad_setup", "bad_seed", "no_game",
-        "not_your_game", "stale", "not_your_turn", "clock_running", "time_up", "malformed", "game_over",
-        "roll_not_due", "bad_roll", "roll_due", "illegal_edge", "edge_taken", "no_end_turn", "nothing_drawn",
-        "nothing_to_undo", "undo_not_allowed", "busy", "bad_token", "internal", "unavailable",
-        "bad_name", "bad_code", "no_room", "room_expired", "room_closed", "room_full", "own_room",
-        "too_many_tries", "not_online", "not_over", "rematch_over", "in_game",
-        "too_fast",
-    }
-)  # fmt: skip
+# Every error code docs/protocol.md lists (its Errors tables): the catalogue's codes for a client.
+DOCUMENTED_ERRORS = CLIENT_CODES
 # Codes nothing a client sends may cause.
 FAILURE_ERRORS = frozenset({"internal", "unavailable"})
 # The closes a client's messages cause (docs/protocol.md, Sizes).
@@ -135,8 +127,8 @@ def expected_close(payload: str | bytes, text: bool) -> int | None:
 
 
 TOKEN_ALPHABET = string.ascii_letters + string.digits + "_-"
-CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
-LEVELS = ("easy", "normal")  # the AI's cheap levels: the fuzz tests frames, not the AI
+CODE_ALPHABET = codes.ALPHABET
+LEVELS = choices.LEVELS[:2]  # the AI's cheap levels: the fuzz tests frames, not the AI
 BOUNDARY_INTS = (0, 1, -1, 2, 1024, 1025, -1024, -1025, 3600, 3601, 2**31 - 1, 2**31, -(2**31) - 1,
                  2**53, 2**63 - 1, 2**63, -(2**63) - 1, 2**64, 10**30, -(10**30))  # fmt: skip
 SIZES = (MAX_FRAME_BYTES - 1, MAX_FRAME_BYTES, MAX_FRAME_BYTES + 1, 2 * MAX_FRAME_BYTES,
@@ -212,7 +204,7 @@ FIELDS: dict[str, st.SearchStrategy[Any]] = {
     "opponent": st.sampled_from(["local", "local", "practice", "ai", "online", "cat"]),
     "level": st.one_of(st.none(), st.sampled_from([*LEVELS, "genius", "EASY"])),
     "first": st.sampled_from([1, 2, "random", 0, 3, "1", True]),
-    "clock": st.sampled_from([0, 10, 20, 30, 60, 15, 3600]),
+    "clock": st.sampled_from([*choices.CLOCKS, 15, 3600]),
     "ai_speed": st.one_of(st.none(), st.sampled_from(["normal", "fast", "slow"])),
     "seed": st.one_of(st.none(), _texts(120), st.sampled_from(["", "   ", "s", "x" * 96, "x" * 97])),
     "edge": _edge(),
@@ -233,7 +225,7 @@ def _frame_fields() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
     """Each client frame type -> (its required fields, its optional ones), from frames.py."""
     from typing import get_args
 
-    from .frames import ClientFrame
+    from .client_frames import ClientFrame
 
     union = get_args(ClientFrame)[0]
     shapes: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from boxedin.common.logs import RateLimitedLog
-from boxedin.common.settings import Settings
+from boxedin.common.settings import Settings, default
 
 # Close codes (RFC 6455 section 7.4: 4000-4999 are the application's own; 4408 and 4429 read as
 # the HTTP statuses they borrow, as graphql-ws uses them).
@@ -26,12 +26,12 @@ CLOSE_TOO_FAST = 4429  # kept on sending without credits
 class ConnectionLimits:
     """The limits of docs/protocol.md, Limits, from the settings."""
 
-    send_queue_frames: int = 1024
-    send_stall_seconds: float = 5.0
-    frame_credits: int = 500
-    frame_credits_per_second: float = 20.0
-    hello_timeout_seconds: float = 10.0
-    idle_timeout_seconds: float = 120.0
+    send_queue_frames: int = default("send_queue_frames")
+    send_stall_seconds: float = default("send_stall_seconds")
+    frame_credits: int = default("frame_credits")
+    frame_credits_per_second: float = default("frame_credits_per_second")
+    hello_timeout_seconds: float = default("hello_timeout_seconds")
+    idle_timeout_seconds: float = default("idle_timeout_seconds")
 
     @classmethod
     def of(cls, config: Settings) -> ConnectionLimits:

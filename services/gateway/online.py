@@ -16,19 +16,19 @@ import grpc
 from boxedin.common.background import Background
 from boxedin.v1 import engine_pb2, engine_pb2_grpc, matchmaker_pb2, matchmaker_pb2_grpc
 
-from . import outgoing
+from . import server_frames
 
 log = logging.getLogger("boxedin.gateway.online")
-Send = Callable[[outgoing.PresenceFrame], Awaitable[None]]
+Send = Callable[[server_frames.PresenceFrame], Awaitable[None]]
 PRESENCE_SECONDS = 2.0
 
 
-def presence_frame(reply: matchmaker_pb2.PresenceReply) -> outgoing.PresenceFrame:
+def presence_frame(reply: matchmaker_pb2.PresenceReply) -> server_frames.PresenceFrame:
     modes = {
-        mode: outgoing.ModePresence(waiting=figures.waiting, games_now=figures.games_now, popular=figures.popular)
+        mode: server_frames.ModePresence(waiting=figures.waiting, games_now=figures.games_now, popular=figures.popular)
         for mode, figures in sorted(reply.modes.items())
     }
-    return outgoing.PresenceFrame.build(reply.players_online, modes)
+    return server_frames.PresenceFrame.build(reply.players_online, modes)
 
 
 class PresenceFeed(Background):
@@ -40,8 +40,8 @@ class PresenceFeed(Background):
     ) -> None:
         self.presence = presence
         self.every_seconds = every_seconds
-        self.watchers: dict[Send, outgoing.PresenceFrame | None] = {}
-        self.latest: outgoing.PresenceFrame | None = None
+        self.watchers: dict[Send, server_frames.PresenceFrame | None] = {}
+        self.latest: server_frames.PresenceFrame | None = None
         self._wake = asyncio.Event()
 
     def watch(self, send: Send) -> None:
@@ -67,7 +67,7 @@ class PresenceFeed(Background):
                 await asyncio.wait_for(self._wake.wait(), self.every_seconds)
             self._wake.clear()
 
-    async def _push(self, frame: outgoing.PresenceFrame) -> None:
+    async def _push(self, frame: server_frames.PresenceFrame) -> None:
         for send, last in list(self.watchers.items()):
             if last == frame or send not in self.watchers:
                 continue

@@ -18,7 +18,7 @@ from boxedin.common.metrics import PAIRING_TIME
 from boxedin.common.reasons import Refusal
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc, matchmaker_pb2, matchmaker_pb2_grpc
 
-from . import frames, outgoing
+from . import client_frames, server_frames
 from .feed import GameFeed
 from .hub import UpdateHub
 from .online import PresenceFeed, WaitingKeeper
@@ -26,8 +26,8 @@ from .online import PresenceFeed, WaitingKeeper
 log = logging.getLogger("boxedin.gateway.online")
 
 
-def _room(room: matchmaker_pb2.Room, now: float) -> outgoing.OpenRoom:
-    return outgoing.OpenRoom(
+def _room(room: matchmaker_pb2.Room, now: float) -> server_frames.OpenRoom:
+    return server_frames.OpenRoom(
         code=room.code, mode=room.mode, overlap=room.overlap or None, expires_in=max(0.0, room.expires - now)
     )
 
@@ -44,7 +44,7 @@ class OnlinePlay:
     keeper: WaitingKeeper
     feed: GameFeed
     device: str | None
-    send: Callable[[outgoing.ServerFrameModel | str], Awaitable[None]]
+    send: Callable[[server_frames.ServerFrameModel | str], Awaitable[None]]
     _follow: Callable[..., Awaitable[None]]
 
     # Set once the device said hello: the hash its games and matches are known by.
@@ -98,7 +98,7 @@ class OnlinePlay:
         )
         await self.feed.sync_to(snapshot)
 
-    async def _send_presence(self, frame: outgoing.PresenceFrame) -> None:
+    async def _send_presence(self, frame: server_frames.PresenceFrame) -> None:
         await self.send(frame)
 
     def _stop_waiting(self) -> None:
@@ -118,7 +118,7 @@ class OnlinePlay:
         snapshot = await self.engine.GetGame(
             engine_pb2.GetGameRequest(game_id=game_id, device=self.hello_device), timeout=5
         )
-        await self.send(outgoing.Matched.build(game_id, snapshot.seat, via, reply_to=reply_to))
+        await self.send(server_frames.Matched.build(game_id, snapshot.seat, via, reply_to=reply_to))
         await self._follow(snapshot)
         if not snapshot.over:
             await self.back(game_id)
@@ -152,16 +152,16 @@ class OnlinePlay:
 
     # --- frames --------------------------------------------------------------------------------
 
-    async def on_online_menu(self, frame: frames.OnlineMenu) -> None:
+    async def on_online_menu(self, frame: client_frames.OnlineMenu) -> None:
         if not frame.open:
             self._on_menu = False
             self.presence_feed.unwatch(self._send_presence)
-            await self.send(outgoing.Ack.build(reply_to=frame.id))
+            await self.send(server_frames.Ack.build(reply_to=frame.id))
             return
         status = await self.matchmaker.GetOnlineStatus(matchmaker_pb2.DeviceOnly(device=self.hello_device), timeout=5)
         room = _room(status.room, time.time()) if status.room.code else None
         await self.send(
-            outgoing.OnlineStatus.build(status.game_id or None, room, status.waiting or None, reply_to=frame.id)
+            server_frames.OnlineStatus.build(status.game_id or None, room, status.waiting or None, reply_to=frame.id)
         )
         self._on_menu = True
         self.presence_feed.watch(self._send_presence)
@@ -172,10 +172,10 @@ class OnlinePlay:
             )
             await self._enter(status.game_id, snapshot.facts.via or "room")
 
-    async def on_find_match(self, frame: frames.FindMatch) -> None:
+    async def on_find_match(self, frame: client_frames.FindMatch) -> None:
         await self._asking_for(self._find_match(frame))
 
-    async def _find_match(self, frame: frames.FindMatch) -> None:
+    async def _find_match(self, frame: client_frames.FindMatch) -> None:
         asked = time.monotonic()
         reply = await self.matchmaker.FindMatch(
             matchmaker_pb2.FindMatchRequest(device=self.hello_device, name=frame.name, mode=frame.mode), timeout=10
@@ -188,30 +188,30 @@ class OnlinePlay:
         if not self._waiting:
             self._waiting = True
             self.keeper.add(self.hello_device)
-        await self.send(outgoing.MatchWaiting.build(frame.mode, reply_to=frame.id))
+        await self.send(server_frames.MatchWaiting.build(frame.mode, reply_to=frame.id))
 
-    async def on_cancel_match(self, frame: frames.CancelMatch) -> None:
+    async def on_cancel_match(self, frame: client_frames.CancelMatch) -> None:
         reply = await self.matchmaker.CancelFind(matchmaker_pb2.DeviceOnly(device=self.hello_device), timeout=5)
         self._stop_waiting()
         self._waiting_since = 0.0
-        await self.send(outgoing.MatchCancelled.build(reply.cancelled, reply_to=frame.id))
+        await self.send(server_frames.MatchCancelled.build(reply.cancelled, reply_to=frame.id))
 
-    async def on_create_room(self, frame: frames.CreateRoom) -> None:
+    async def on_create_room(self, frame: client_frames.CreateRoom) -> None:
         request = matchmaker_pb2.CreateRoomRequest(
             device=self.hello_device, name=frame.name, mode=frame.mode, overlap=frame.overlap or ""
         )
         room = await self.matchmaker.CreateRoom(request, timeout=5)
         self._stop_waiting()  # the matchmaker ended the device's search with the room
-        await self.send(outgoing.RoomFrame.build(_room(room, time.time()), reply_to=frame.id))
+        await self.send(server_frames.RoomFrame.build(_room(room, time.time()), reply_to=frame.id))
 
-    async def on_close_room(self, frame: frames.CloseRoom) -> None:
+    async def on_close_room(self, frame: client_frames.CloseRoom) -> None:
         room = await self.matchmaker.CloseRoom(matchmaker_pb2.DeviceOnly(device=self.hello_device), timeout=5)
-        await self.send(outgoing.RoomClosed.build(room.code or None, reply_to=frame.id))
+        await self.send(server_frames.RoomClosed.build(room.code or None, reply_to=frame.id))
 
-    async def on_join_room(self, frame: frames.JoinRoom) -> None:
+    async def on_join_room(self, frame: client_frames.JoinRoom) -> None:
         await self._asking_for(self._join_room(frame))
 
-    async def _join_room(self, frame: frames.JoinRoom) -> None:
+    async def _join_room(self, frame: client_frames.JoinRoom) -> None:
         address = self.ws.client.host if self.ws.client is not None else ""
         started = await self.matchmaker.JoinRoom(
             matchmaker_pb2.JoinRoomRequest(device=self.hello_device, name=frame.name, code=frame.code, address=address),
@@ -219,17 +219,17 @@ class OnlinePlay:
         )
         await self._enter(started.game_id, "room", reply_to=frame.id)
 
-    async def on_leave(self, frame: frames.Leave) -> None:
+    async def on_leave(self, frame: client_frames.Leave) -> None:
         request = engine_pb2.LeaveRequest(game_id=frame.game, device=self.hello_device)
         snapshot = await self._online_call(frame.game, lambda: self.engine.Leave(request, timeout=5))
         await self.feed.sync_to(snapshot)
-        await self.send(outgoing.Ack.build(reply_to=frame.id))
+        await self.send(server_frames.Ack.build(reply_to=frame.id))
 
-    async def on_rematch(self, frame: frames.Rematch) -> None:
+    async def on_rematch(self, frame: client_frames.Rematch) -> None:
         request = engine_pb2.RematchRequest(game_id=frame.game, device=self.hello_device, want=frame.want)
         snapshot = await self._online_call(frame.game, lambda: self.engine.Rematch(request, timeout=5))
         await self.feed.sync_to(snapshot)
-        await self.send(outgoing.Ack.build(reply_to=frame.id))
+        await self.send(server_frames.Ack.build(reply_to=frame.id))
 
     async def _online_call(
         self, game_id: str, call: Callable[[], Awaitable[common_pb2.GameSnapshot]]

@@ -23,7 +23,7 @@ from boxedin.common.devices import device_hash
 from boxedin.common.keys import Keys
 from boxedin.common.reasons import Refusal
 
-from . import frames
+from . import client_frames
 
 # How long a refusal is kept (the engine keeps an applied action's seq as long).
 KEPT_SECONDS = 60
@@ -45,7 +45,7 @@ class ActionAnswers:
         self.keys = keys
 
     @staticmethod
-    def repeat_key(device: str, frame: frames.Play | frames.Draw) -> str:
+    def repeat_key(device: str, frame: client_frames.Play | client_frames.Draw) -> str:
         """The action's identity: the same for the same action sent again, by the same device."""
         sent = [device_hash(device), frame.game, frame.seq, frame.type, getattr(frame, "edge", None), frame.id]
         return hashlib.sha256(json.dumps(sent, separators=(",", ":")).encode()).hexdigest()[:32]

@@ -21,7 +21,7 @@ from boxedin.common.metrics import ROUND_TRIP, RULE_ERRORS, WEBSOCKET_FRAMES
 from boxedin.common.reasons import Refusal, refusal_of
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc, matchmaker_pb2_grpc, stats_pb2, stats_pb2_grpc
 
-from . import frames, outgoing, refusal_log, statistics
+from . import client_frames, convert, refusal_log, server_frames
 from .connection import Connection
 from .feed import GameFeed
 from .hub import UpdateHub
@@ -49,8 +49,8 @@ class Backends:
     answers: ActionAnswers
 
 
-def _summary(saved: common_pb2.SavedGameSummary) -> outgoing.SavedSummary:
-    return outgoing.SavedSummary.model_validate(
+def _summary(saved: common_pb2.SavedGameSummary) -> server_frames.SavedSummary:
+    return server_frames.SavedSummary.model_validate(
         {
             "game": saved.game_id,
             "mode": saved.mode,
@@ -93,19 +93,19 @@ class Session(OnlinePlay):
 
     # --- sending ---------------------------------------------------------------------------
 
-    def push(self, body: outgoing.ServerFrameModel | str) -> None:
+    def push(self, body: server_frames.ServerFrameModel | str) -> None:
         """Sends a frame the gateway built, or one the engine made (passed on as it is): queues it
         on the connection, in order, without waiting for the client (connection.py)."""
         self.connection.send(body if isinstance(body, str) else body.to_json())
 
-    async def send(self, body: outgoing.ServerFrameModel | str) -> None:
+    async def send(self, body: server_frames.ServerFrameModel | str) -> None:
         self.push(body)
 
     async def send_error(self, refusal: Refusal, reply_to: str | int | None) -> None:
         RULE_ERRORS.labels(refusal.reason).inc()
         refusal_log.refused(refusal.reason, game=self.game_id, seq=self.feed.seq)
         seq = self.feed.seq if self.game_id is not None and self.feed.seq >= 0 else None
-        await self.send(outgoing.Error.build(refusal.reason, refusal.message, reply_to=reply_to, seq=seq))
+        await self.send(server_frames.Error.build(refusal.reason, refusal.message, reply_to=reply_to, seq=seq))
 
     # --- the connection --------------------------------------------------------------------
 
@@ -134,9 +134,9 @@ class Session(OnlinePlay):
             self.connection.close(CLOSE_TOO_FAST, "too many frames: slow down", "too_fast")
             return
         reply_to = None
-        if text is not None and len(text) <= frames.MAX_FRAME_BYTES:
+        if text is not None and len(text) <= client_frames.MAX_FRAME_BYTES:
             with contextlib.suppress(ValueError, RecursionError):
-                reply_to = frames.request_id(json.loads(text))
+                reply_to = client_frames.request_id(json.loads(text))
         limits = self.connection.limits
         message = f"more than {limits.frame_credits} frames at once or {limits.frame_credits_per_second:g} a second"
         await self.send_error(Refusal("too_fast", message), reply_to)
@@ -144,7 +144,7 @@ class Session(OnlinePlay):
     async def handle(self, text: str) -> None:
         reply_to = None
         try:
-            frame = frames.parse_frame(text)
+            frame = client_frames.parse_frame(text)
             reply_to = frame.id
             WEBSOCKET_FRAMES.labels(frame.type).inc()
             if self.device is None and frame.type != "hello":
@@ -153,7 +153,7 @@ class Session(OnlinePlay):
         except Refusal as refusal:
             if reply_to is None:
                 with contextlib.suppress(ValueError, RecursionError):
-                    reply_to = frames.request_id(json.loads(text))
+                    reply_to = client_frames.request_id(json.loads(text))
             await self.send_error(refusal, reply_to)
         except grpc.RpcError as error:
             await self.send_error(refusal_of(error), reply_to)
@@ -185,7 +185,7 @@ class Session(OnlinePlay):
 
     # --- frames ------------------------------------------------------------------------------
 
-    async def on_hello(self, frame: frames.Hello) -> None:
+    async def on_hello(self, frame: client_frames.Hello) -> None:
         if self.device is not None:
             if frame.device != self.device:
                 raise Refusal("bad_device", "a connection keeps the device it said hello with")
@@ -203,14 +203,14 @@ class Session(OnlinePlay):
             self.device = device
             self.feed.device = device
             self.online_hello(device)
-        saved: outgoing.SavedSummary | None = None
+        saved: server_frames.SavedSummary | None = None
         if not new:
             try:
                 saved = _summary(await self.engine.GetSavedGame(engine_pb2.DeviceRequest(device=device), timeout=5))
             except grpc.RpcError as error:
                 if refusal_of(error).reason != "no_game":
                     raise
-        await self.send(outgoing.Welcome.build(device, saved, time.time(), reply_to=frame.id))
+        await self.send(server_frames.Welcome.build(device, saved, time.time(), reply_to=frame.id))
         if frame.game and not new:
             snapshot = await self.engine.GetGame(
                 engine_pb2.GetGameRequest(game_id=frame.game, device=device), timeout=5
@@ -223,7 +223,7 @@ class Session(OnlinePlay):
                     engine_pb2.VisibilityRequest(game_id=frame.game, device=device, visible=True), timeout=5
                 )
 
-    async def on_new_game(self, frame: frames.NewGame) -> None:
+    async def on_new_game(self, frame: client_frames.NewGame) -> None:
         first = {1: 1, 2: 2, "random": 0}.get(frame.first)
         if first is None or isinstance(frame.first, bool):
             raise Refusal("bad_setup", f'the first player is 1, 2 or "random", not {frame.first!r}')
@@ -245,11 +245,11 @@ class Session(OnlinePlay):
         )
         await self._follow(snapshot, reply_to=frame.id)
 
-    async def on_resume(self, frame: frames.Resume) -> None:
+    async def on_resume(self, frame: client_frames.Resume) -> None:
         snapshot = await self.engine.ResumeGame(engine_pb2.DeviceRequest(device=self.hello_device), timeout=5)
         await self._follow(snapshot, reply_to=frame.id)
 
-    async def on_discard(self, frame: frames.Discard) -> None:
+    async def on_discard(self, frame: client_frames.Discard) -> None:
         saved_id = None
         with contextlib.suppress(grpc.RpcError):
             saved_id = (
@@ -258,9 +258,9 @@ class Session(OnlinePlay):
         await self.engine.DiscardSavedGame(engine_pb2.DeviceRequest(device=self.hello_device), timeout=5)
         if saved_id is not None and saved_id == self.game_id:
             await self._leave(hide=False)
-        await self.send(outgoing.Saved.build(None, reply_to=frame.id))
+        await self.send(server_frames.Saved.build(None, reply_to=frame.id))
 
-    async def on_action(self, frame: frames.Play | frames.Draw) -> None:
+    async def on_action(self, frame: client_frames.Play | client_frames.Draw) -> None:
         started = time.perf_counter()
         repeat_key = self.answers.repeat_key(self.hello_device, frame) if frame.id is not None else ""
         try:
@@ -276,7 +276,7 @@ class Session(OnlinePlay):
             # Sent again (its answer was lost with a connection): it was applied before. The
             # connection gets every update up to now first, as after any action.
             await self.feed.sync_to(snapshot)
-            await self.send(outgoing.Ack.build(reply_to=frame.id, seq=snapshot.repeat_of))
+            await self.send(server_frames.Ack.build(reply_to=frame.id, seq=snapshot.repeat_of))
             return
         await self.feed.sync_to(snapshot)
         ROUND_TRIP.labels(frame.type).observe(time.perf_counter() - started)
@@ -292,7 +292,9 @@ class Session(OnlinePlay):
             pass  # the refusal itself is what counts
         return None
 
-    async def _act(self, frame: frames.Play | frames.Draw, repeat_key: str = "") -> common_pb2.GameSnapshot:
+    async def _act(
+        self, frame: client_frames.Play | client_frames.Draw, repeat_key: str = ""
+    ) -> common_pb2.GameSnapshot:
         if frame.type == "draw":
             orientation, row, col = frame.edge
             action = common_pb2.Action(draw=common_pb2.Edge(orientation=orientation, row=row, col=col))
@@ -320,27 +322,27 @@ class Session(OnlinePlay):
                 await self.feed.catch_up()
             raise
 
-    async def on_visibility(self, frame: frames.Visibility) -> None:
+    async def on_visibility(self, frame: client_frames.Visibility) -> None:
         snapshot = await self.engine.SetVisibility(
             engine_pb2.VisibilityRequest(game_id=frame.game, device=self.hello_device, visible=frame.visible),
             timeout=5,
         )
         await self.feed.sync_to(snapshot)
-        await self.send(outgoing.Ack.build(reply_to=frame.id))
+        await self.send(server_frames.Ack.build(reply_to=frame.id))
 
-    async def on_ping(self, frame: frames.Ping) -> None:
-        await self.send(outgoing.Pong.build(reply_to=frame.id))
+    async def on_ping(self, frame: client_frames.Ping) -> None:
+        await self.send(server_frames.Pong.build(reply_to=frame.id))
 
     # --- statistics ----------------------------------------------------------------------------
 
-    async def on_stats(self, frame: frames.Stats) -> None:
+    async def on_stats(self, frame: client_frames.Stats) -> None:
         reply = await self.stats.GetStats(stats_pb2.StatsRequest(device=self.hello_device), timeout=5)
-        await self.send(statistics.stats_frame(reply, frame.id))
+        await self.send(convert.stats_frame(reply, frame.id))
 
-    async def on_game_result(self, frame: frames.GameResult) -> None:
+    async def on_game_result(self, frame: client_frames.GameResult) -> None:
         # The engine says first whether the game is the device's and over: only then is it worth
         # waiting for it to be counted (an unknown id would hold a stats call for the whole wait).
-        wait = statistics.RESULT_WAIT_SECONDS
+        wait = convert.RESULT_WAIT_SECONDS
         try:
             snapshot = await self.engine.GetGame(
                 engine_pb2.GetGameRequest(game_id=frame.game, device=self.hello_device), timeout=5
@@ -353,13 +355,13 @@ class Session(OnlinePlay):
             if not snapshot.over:
                 raise Refusal("not_over", "the game is still running: its result comes when it ends")
         request = stats_pb2.GameResultRequest(device=self.hello_device, game_id=frame.game, wait_seconds=wait)
-        reply = await self.stats.GetGameResult(request, timeout=statistics.RESULT_WAIT_SECONDS + 5)
-        await self.send(statistics.result_frame(reply, frame.id))
+        reply = await self.stats.GetGameResult(request, timeout=convert.RESULT_WAIT_SECONDS + 5)
+        await self.send(convert.result_frame(reply, frame.id))
 
-    async def on_reset_stats(self, frame: frames.ResetStats) -> None:
+    async def on_reset_stats(self, frame: client_frames.ResetStats) -> None:
         if frame.token is None:
             token = await self.stats.RequestReset(stats_pb2.StatsRequest(device=self.hello_device), timeout=5)
-            await self.send(outgoing.ResetConfirm.build(token.token, token.expires_in, reply_to=frame.id))
+            await self.send(server_frames.ResetConfirm.build(token.token, token.expires_in, reply_to=frame.id))
             return
         reply = await self.stats.Reset(stats_pb2.ResetRequest(device=self.hello_device, token=frame.token), timeout=5)
-        await self.send(statistics.stats_frame(reply, frame.id))
+        await self.send(convert.stats_frame(reply, frame.id))

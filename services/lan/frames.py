@@ -1,7 +1,7 @@
 """The Same Wi-Fi frames a browser sends its own ``boxedin lan`` process on ``/lan``
 (docs/protocol.md, "Same Wi-Fi"), validated as strictly as the gateway's: unknown fields and
 wrong kinds are refused with a reason. The game itself goes over ``/ws`` with the gateway's own
-frames (boxedin.gateway.frames)."""
+frames (boxedin.gateway.client_frames)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
 
-from boxedin.gateway.frames import RequestId, parse_typed
+from boxedin.gateway.client_frames import RequestId, parse_typed
 
 Name = Annotated[str, StringConstraints(max_length=64)]
 

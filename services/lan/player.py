@@ -22,7 +22,7 @@ from typing import Any
 from boxedin.common.names import check_name
 from boxedin.common.reasons import Refusal
 from boxedin.engine.rules import Overlap, RulesError, mode_by_id
-from boxedin.gateway import frames as game_frames
+from boxedin.gateway import client_frames as game_frames
 
 from . import secure
 from .discovery import Discovery, SeenGame, local_addresses

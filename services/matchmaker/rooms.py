@@ -72,15 +72,6 @@ end
 return 0
 """
 
-_SENTENCES = {
-    "too_many_tries": "too many tries to join a room: wait a minute and check the code",
-    "no_room": "no room has this code: check it with your friend",
-    "own_room": "this is your own room: pass the code on to a friend",
-    "room_closed": "the friend who made this room closed it",
-    "room_full": "somebody has joined this room already",
-    "room_expired": "this room waited 30 minutes and closed: ask your friend for a new one",
-}
-
 
 @dataclass(frozen=True, slots=True)
 class OpenRoom:
@@ -158,7 +149,7 @@ class Rooms:
         )
         outcome = reply[0].decode()
         if outcome != "ok":
-            raise Refusal(outcome, _SENTENCES[outcome])
+            raise Refusal(outcome)  # the catalogue's sentence for the room's refusal
         creator, name, mode, overlap = (value.decode() for value in reply[1:])
         return OpenRoom(code, creator, name, mode, overlap, 0.0)
 

@@ -17,9 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from boxedin.common.choices import LEVELS
 from boxedin.engine.rules import MODES
 
-from .outcome import LEVELS, GameOutcome
+from .outcome import GameOutcome
 
 if TYPE_CHECKING:
     from .model import DeviceStats

@@ -15,6 +15,7 @@ from typing import Any
 
 import redis.asyncio as redis
 
+from boxedin.common.choices import LEVELS
 from boxedin.common.devices import device_hash
 from boxedin.common.keys import Keys, partition_of
 from boxedin.engine import codec
@@ -26,8 +27,6 @@ from boxedin.v1 import common_pb2
 from .counter import GameCounter
 from .model import DeviceStats, apply_game, game_outcome
 from .store import StatsStore
-
-LEVELS = ("easy", "normal", "hard", "expert")
 
 
 def random_game(rng: random.Random, mode: str) -> Game:

@@ -17,9 +17,9 @@ from boxedin.common.metrics import STATS_COUNTED, STATS_LAG
 from boxedin.common.streams import Entry, GroupReader
 from boxedin.v1 import common_pb2
 
+from .convert import result_message
 from .model import apply_game, game_outcome
 from .store import StatsStore
-from .wire import result_message
 
 log = logging.getLogger("boxedin.stats")
 # Races lost on one device's record before the game is left to be read again.

@@ -17,8 +17,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from boxedin.common.choices import LEVELS
+
 from .jsonread import field, number, obj, optional, text, whole
-from .outcome import LEVELS, GameOutcome
+from .outcome import GameOutcome
 
 KEPT = 10  # wins kept per mode, and under All games
 MULTIPLIER = {level: i + 1 for i, level in enumerate(LEVELS)}  # easy 1 ... expert 4

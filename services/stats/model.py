@@ -21,10 +21,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from boxedin.common.choices import LEVELS
+
 from . import jsonread as read
 from .achievements import ACHIEVEMENTS, CATEGORIES, Achievement, achievement, progress, unlock
 from .leaderboard import KEPT, Entry, LeaderboardLine, entry_for, place, share_percent, win_points
-from .outcome import AGAINST, LEVELS, OUTCOMES, GameOutcome, game_outcome
+from .outcome import AGAINST, OUTCOMES, GameOutcome, game_outcome
 
 __all__ = [
     "ACHIEVEMENTS",

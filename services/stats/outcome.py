@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from boxedin.common.choices import LEVELS
 from boxedin.engine.actions import Roll
 from boxedin.engine.codec import CodecError, decode
 from boxedin.engine.game import Game
@@ -17,8 +18,6 @@ from boxedin.v1 import common_pb2
 
 # Who the device played against.
 AGAINST = ("ai", "local", "practice", "online")
-# The AI's levels, weakest first; the leaderboard multiplies a win's share by 1 to 4.
-LEVELS = ("easy", "normal", "hard", "expert")
 OUTCOMES = ("win", "loss", "tie")
 
 

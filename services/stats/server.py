@@ -16,8 +16,8 @@ from boxedin.common.metrics import RULE_ERRORS
 from boxedin.common.reasons import Refusal, abort
 from boxedin.v1 import stats_pb2, stats_pb2_grpc
 
+from .convert import statistics_message
 from .store import RESET_TOKEN_SECONDS, StatsStore
-from .wire import statistics_message
 
 _Reply = TypeVar("_Reply")
 # How often a result not counted yet is looked for again, and the longest wait a call may ask.

@@ -19,10 +19,10 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from boxedin.cli import main as boxedin
-from boxedin.common.reasons import Refusal
+from boxedin.common.reasons import CLIENT_CODES, REASONS, Refusal
 from boxedin.common.settings import Settings
-from boxedin.gateway import frames, fuzzing
-from boxedin.gateway.outgoing import server_frame
+from boxedin.gateway import client_frames, fuzzing
+from boxedin.gateway.server_frames import server_frame
 from boxedin.gateway.session import Backends, Session
 from boxedin.launcher import Stack
 
@@ -33,7 +33,7 @@ pytestmark = pytest.mark.stack
 
 PROTOCOL = Path(__file__).parents[2] / "docs" / "protocol.md"
 KIB, MIB = 1024, 1024 * 1024
-FRAME, READ = frames.MAX_FRAME_BYTES, frames.MAX_READ_BYTES
+FRAME, READ = client_frames.MAX_FRAME_BYTES, client_frames.MAX_READ_BYTES
 FUZZ_FRAMES = 5000
 # The gateway's resident memory may grow this much over the fuzz run, after a warm-up: a leak of a
 # few kilobytes a frame would not pass it.
@@ -84,21 +84,21 @@ def stack() -> Iterator[Stack]:
 )
 def test_every_number_is_bounded_where_it_is_parsed(frame: dict[str, Any], ok: bool) -> None:
     if ok:
-        assert frames.parse_frame(json.dumps(frame)).type == frame["type"]
+        assert client_frames.parse_frame(json.dumps(frame)).type == frame["type"]
     else:
         with pytest.raises(Refusal) as refused:
-            frames.parse_frame(json.dumps(frame))
+            client_frames.parse_frame(json.dumps(frame))
         assert refused.value.reason == "bad_message"
 
 
 def test_a_frame_is_measured_in_utf8_bytes() -> None:
     fits = '"' + "é" * 4000 + '"'  # 8,002 bytes: read, and refused as no frame
     with pytest.raises(Refusal) as refused:
-        frames.parse_frame(fits)
+        client_frames.parse_frame(fits)
     assert refused.value.reason == "bad_message"
     for too_big in ("é" * (FRAME // 2 + 1), " " * (FRAME + 1)):
         with pytest.raises(Refusal) as refused:
-            frames.parse_frame(too_big)
+            client_frames.parse_frame(too_big)
         assert refused.value.reason == "too_large"
 
 
@@ -274,10 +274,20 @@ def _documented_errors() -> set[str]:
     return codes
 
 
-def test_the_fuzz_command_knows_every_documented_error_code() -> None:
+def test_the_protocol_documents_exactly_the_catalogue_of_error_codes() -> None:
+    """docs/protocol.md's Errors tables name every code the catalogue has for a client, and no
+    other; the fuzz command takes the same codes."""
     documented = _documented_errors()
     assert len(documented) > 30
+    assert documented == CLIENT_CODES
     assert documented <= fuzzing.DOCUMENTED_ERRORS
+
+
+def test_the_same_wifi_errors_are_in_the_catalogue() -> None:
+    """The codes docs/protocol.md's Same Wi-Fi section lists for its error frames."""
+    section = PROTOCOL.read_text().split("Errors (`error` frames):", 1)[1].split("\n\n", 1)[0]
+    codes = set(re.findall(r"`(\w+)`", section)) - {"lan_let_in", "lan_cancel"}
+    assert {"bad_address", "nobody_waiting"} <= codes <= set(REASONS)
 
 
 def test_fuzzed_frames_break_nothing(stack: Stack) -> None:
@@ -291,7 +301,7 @@ def test_fuzzed_frames_break_nothing(stack: Stack) -> None:
     assert summary.violations == [], report
     assert summary.sent == FUZZ_FRAMES
     # Every client frame type was sent, and both documented closes happened.
-    assert set(summary.kinds) == set(frames.FRAME_TYPES), report
+    assert set(summary.kinds) == set(client_frames.FRAME_TYPES), report
     assert summary.closes["1007"] and summary.closes["1009"] + summary.closes["1009 (seen as a reset)"], report
     assert not summary.limited and not summary.errors["too_fast"], report
     assert summary.held_seq[0] == summary.held_seq[1] >= 0

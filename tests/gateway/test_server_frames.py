@@ -1,6 +1,7 @@
-"""The server frames' models (services/gateway/outgoing.py) against what they describe: the game
+"""The server frames' models (services/gateway/server_frames.py) against what they describe: the game
 states the engine produces in random whole games of every mode and overlap rule, the frames
-docs/protocol.md shows, and the web client's types (web/src/network/types.ts), compiled together with
+docs/protocol.md shows, and the web client's types generated from them (web/src/generated/frames.ts,
+by scripts/gen_catalog.py) against json-schema-to-typescript's reading of the same schema, compiled with
 TypeScript. No running service is needed; the last test needs web/node_modules (scripts/setup)
 and fails, not skips, without it."""
 
@@ -23,8 +24,8 @@ from boxedin.engine.game import Game
 from boxedin.engine.rules import MODES, Mode, Overlap
 from boxedin.engine.session import online
 from boxedin.engine.view import game_view
-from boxedin.gateway import outgoing
-from boxedin.gateway.outgoing import (
+from boxedin.gateway import server_frames
+from boxedin.gateway.server_frames import (
     Ack,
     Error,
     GameState,
@@ -40,7 +41,7 @@ from boxedin.gateway.outgoing import (
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
 PROTOCOL = ROOT / "docs" / "protocol.md"
-ACTIONS: TypeAdapter[Any] = TypeAdapter(outgoing.UpdateAction)
+ACTIONS: TypeAdapter[Any] = TypeAdapter(server_frames.UpdateAction)
 
 # --- game states of random whole games ------------------------------------------------------------
 
@@ -327,7 +328,7 @@ def test_state_and_update_frames_are_taken() -> None:
     )
 
 
-# --- web/src/network/types.ts against the models ----------------------------------------------------------
+# --- web/src/generated/frames.ts against the models ----------------------------------------------------------
 
 
 def _web_tool(relative: str) -> Path:
@@ -335,11 +336,11 @@ def _web_tool(relative: str) -> Path:
     web/dist): missing, the test fails saying how to get it, rather than skipping."""
     if shutil.which("node") is None:
         pytest.fail(
-            "types.ts drift check: no `node` on PATH (the web client needs Node.js 20: apt-get install nodejs npm)"
+            "frames.ts check: no `node` on PATH (the web client needs Node.js 20: apt-get install nodejs npm)"
         )
     tool = WEB / "node_modules" / ".bin" / relative
     if not tool.exists():
-        pytest.fail(f"types.ts drift check: {tool} is missing: run scripts/setup (or `cd web && npm ci`)")
+        pytest.fail(f"frames.ts check: {tool} is missing: run scripts/setup (or `cd web && npm ci`)")
     return tool
 
 
@@ -365,30 +366,12 @@ def _for_json2ts(node: Any, *, named: bool = False) -> Any:
     return out
 
 
-# Pairs of (generated from the models, web/src/network/types.ts) that must be the same type.
-_SAME = {
-    "frame types": ('G.ServerFrame["type"]', 'T.ServerFrame["type"]'),
-    "GameState": ("G.GameState", "T.GameState"),
-    "SavedSummary": ("G.SavedSummary", "T.SavedSummary"),
-    "Player": ("G.Player", "T.PlayerInfo"),
-    "HeldSquare": ("G.HeldSquare", "T.HeldSquare"),
-    "SquareChange": ("G.SquareChange", "T.SquareChange"),
-    "HistoryEntry": ("G.HistoryEntry", "T.HistoryEntry"),
-    "EdgePreview": ("G.EdgePreview", "T.EdgePreview"),
-    "UpdateAction": ('G.Update["action"]', "T.UpdateAction"),
-    **{
-        f"{name} frame": (f"G.{name}", f'Frame<"{name.lower()}">')
-        for name in ("Welcome", "State", "Saved", "Error", "Ack", "Pong")
-    },
-    # types.ts types the update's action loosely (a record: the client code and its tests pass it
-    # around so); it is checked below to take every action, and UpdateAction exactly above.
-    "Update frame but its action": ('Omit<G.Update, "action">', 'Omit<Frame<"update">, "action">'),
-    "ServerFrame but update": ("Exclude<G.ServerFrame, G.Update>", 'Exclude<T.ServerFrame, { type: "update" }>'),
-}
-
-
-def _check_source(types_ts: Path) -> str:
+def _check_source(frames_ts: Path, types_ts: Path, models: list[str]) -> str:
+    """TypeScript that compiles only when every model's type in ``frames_ts`` (what
+    scripts/gen_catalog.py writes) is the one json-schema-to-typescript makes of the same
+    schema, and web/src/network/types.ts takes every server frame."""
     lines = [
+        f'import type * as F from "{frames_ts.with_suffix("").as_posix()}";',
         f'import type * as T from "{types_ts.with_suffix("").as_posix()}";',
         'import type * as G from "./generated";',
         "",
@@ -396,29 +379,29 @@ def _check_source(types_ts: Path) -> str:
         "// optional field go missing on one side). The two assignments before each give tsc's",
         "// readable reason when the types differ.",
         "type Equal<A, B> = (<X>() => X extends A ? 1 : 2) extends (<X>() => X extends B ? 1 : 2) ? true : false;",
-        'type Frame<K extends T.ServerFrame["type"]> = Extract<T.ServerFrame, { type: K }>;',
         "",
     ]
-    for i, (label, (generated, ours)) in enumerate(_SAME.items()):
+    for i, name in enumerate([*models, "ServerFrame"]):
+        generated, ours = f"G.{name}", f"F.{name}"
         lines += [
-            f"// {label}",
+            f"// {name}",
             f"declare const g{i}: {generated};",
             f"declare const t{i}: {ours};",
-            f"export const models_to_types_{i}: {ours} = g{i}; // {label}: types.ts refuses what the models allow",
-            f"export const types_to_models_{i}: {generated} = t{i}; // {label}: types.ts allows what the models refuse",
-            f"export const same_{i}: Equal<{generated}, {ours}> = true; // {label}: not identical (optional fields?)",
+            f"export const models_to_types_{i}: {ours} = g{i}; // {name}: frames.ts refuses what the models allow",
+            f"export const types_to_models_{i}: {generated} = t{i}; // {name}: frames.ts allows what the models refuse",
+            f"export const same_{i}: Equal<{generated}, {ours}> = true; // {name}: not identical (optional fields?)",
         ]
     lines += [
-        "declare const action: T.UpdateAction; // identical to the models' action (above)",
-        'export const loose_action: Frame<"update">["action"] = action; // types.ts must take every update action',
+        "declare const frame: F.ServerFrame;",
+        "export const every_frame: T.ServerFrame = frame; // types.ts must take every server frame",
         "",
     ]
     return "\n".join(lines)
 
 
-def test_web_types_agree_with_the_models(tmp_path: Path) -> None:
+def test_the_generated_web_types_agree_with_the_models(tmp_path: Path) -> None:
     json2ts, tsc = _web_tool("json2ts"), _web_tool("tsc")
-    schema = _for_json2ts(outgoing.server_frame_schema())
+    schema = _for_json2ts(server_frames.server_frame_schema())
     schema["title"] = "ServerFrame"
     (tmp_path / "schema.json").write_text(json.dumps(schema, indent=1))
     generated = subprocess.run(
@@ -427,7 +410,9 @@ def test_web_types_agree_with_the_models(tmp_path: Path) -> None:
     )  # fmt: skip
     assert generated.returncode == 0, f"json2ts failed:\n{generated.stdout}{generated.stderr}"
     check = tmp_path / "check.ts"
-    check.write_text(_check_source(WEB / "src" / "network" / "types.ts"))
+    models = list(server_frames.server_frame_schema()["$defs"])
+    frames_ts, types_ts = WEB / "src" / "generated" / "frames.ts", WEB / "src" / "network" / "types.ts"
+    check.write_text(_check_source(frames_ts, types_ts, models))
     config = {
         "compilerOptions": {
             "strict": True, "noEmit": True, "target": "ES2022", "module": "ESNext", "moduleResolution": "Bundler",
@@ -452,7 +437,7 @@ def test_web_types_agree_with_the_models(tmp_path: Path) -> None:
             if where:
                 report.append(f"    at: {source[int(where.group(1)) - 1].strip()}")
         pytest.fail(
-            "web/src/network/types.ts and the server frames of services/gateway/outgoing.py differ "
+            "web/src/generated/frames.ts and the server frames of services/gateway/server_frames.py differ "
             f"(generated types and check in {tmp_path}):\n" + "\n".join(report),
             pytrace=False,
         )

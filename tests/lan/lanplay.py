@@ -21,7 +21,7 @@ from typing import Any
 import websockets
 
 from boxedin.common import delta
-from boxedin.gateway.outgoing import server_frame
+from boxedin.gateway.server_frames import server_frame
 
 from edge_policy import choose_edge
 

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from boxedin.common.reasons import Refusal
-from boxedin.gateway.outgoing import server_frame
+from boxedin.gateway.server_frames import server_frame
 from boxedin.lan.host import HOST, JOINER, HostedGame, Started
 
 

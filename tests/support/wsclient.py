@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from websockets.sync.client import ClientConnection, connect
 
 from boxedin.common import delta
-from boxedin.gateway.outgoing import server_frame
+from boxedin.gateway.server_frames import server_frame
 
 from edge_policy import choose_edge
 

@@ -4,6 +4,7 @@ import { Connection, isDeviceToken, socketUrl, type ConnStatus } from "./network
 import {
   effectiveDark, firstForServer, loadSettings, paletteVars, saveSettings, type KeyValueStore, type Settings,
 } from "./state/settings";
+import { isPractice } from "./state/catalog";
 import { h, toast } from "./views/dom";
 import type { GameState, Level, NewGameOptions, PresenceFrame, SavedSummary, StatsFrame } from "./network/types";
 import { loadName, noteFinished, saveName } from "./state/online";
@@ -208,7 +209,7 @@ export class App {
 
   /** The same choices as a finished or running game (Play again). */
   againOptions(g: GameState): NewGameOptions {
-    if (g.opponent === "practice" || g.mode.startsWith("practice_")) {
+    if (g.opponent === "practice" || isPractice(g.mode)) {
       return { mode: g.mode, opponent: g.opponent, seed: g.seed ?? undefined };
     }
     const opts: NewGameOptions = {
@@ -261,7 +262,7 @@ export class App {
   noteSavedFrom(g: GameState | null): void {
     // A practice game is kept apart on the server, and an online game is never saved on the
     // device: neither becomes the saved game.
-    if (!g || g.mode.startsWith("practice_") || g.opponent === "online") return;
+    if (!g || isPractice(g.mode) || g.opponent === "online") return;
     if (g.over) {
       if (this.saved?.game === g.game) this.saved = null;
       return;

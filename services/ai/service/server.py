@@ -13,6 +13,7 @@ from boxedin.common.settings import Settings
 from boxedin.v1 import ai_pb2, ai_pb2_grpc
 
 from ..cli import ai_turn
+from ..levels import LEVELS
 from .thinking import Thinker
 
 
@@ -26,7 +27,7 @@ class AiService(ai_pb2_grpc.AiServicer):
         request: ai_pb2.ChooseTurnRequest,
         context: grpc.aio.ServicerContext[ai_pb2.ChooseTurnRequest, ai_pb2.ChooseTurnReply],
     ) -> ai_pb2.ChooseTurnReply:
-        if request.level not in ("easy", "normal", "hard", "expert", "practice"):
+        if request.level not in LEVELS:
             await abort(context, Refusal("bad_setup", f"unknown AI level {request.level!r}"))
         budget = request.budget_seconds or self.config.expert_budget_seconds
         status, output = await asyncio.get_running_loop().run_in_executor(

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from boxedin.common.choices import LEVEL_NAMES
 from boxedin.common.reasons import Refusal
 from boxedin.engine.actions import Action, EndTurn, Resign, Roll, Timeout
 from boxedin.engine.actions import Draw as DrawAction
@@ -17,7 +18,6 @@ if TYPE_CHECKING:
     from .table import Table
 
 SeatKind = Literal["human", "ai", "practice"]
-LEVEL_NAMES = {"easy": "Easy", "normal": "Normal", "hard": "Hard", "expert": "Expert"}
 
 
 @dataclass(frozen=True, slots=True)

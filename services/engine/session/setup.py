@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 import time
 
+from boxedin.common.choices import CLOCKS, LEVELS
 from boxedin.common.reasons import Refusal
 from boxedin.engine.actions import GameError
 from boxedin.engine.dice import normalise_seed
@@ -16,8 +17,6 @@ from .seats import Seat
 from .table import Table
 
 OPPONENTS = ("ai", "local", "practice")
-LEVELS = ("easy", "normal", "hard", "expert")
-CLOCKS = (0, 10, 20, 30, 60)
 AI_SPEEDS = ("normal", "fast")
 
 

@@ -6,6 +6,8 @@ import type {
   ServerFrame, StatsFrame,
 } from "./types";
 import { applyChanges } from "./delta";
+import type { ClientFrame, Draw, Play } from "../generated/client_frames";
+import { DEVICE_TOKEN } from "../generated/facts";
 
 // --- sequence numbers (pure, unit-tested) ---------------------------------------------------
 
@@ -44,7 +46,7 @@ export function backoffDelay(attempt: number): number {
 
 /** Whether a stored value looks like a device token (the server issues them; see `welcome`). */
 export function isDeviceToken(s: unknown): s is string {
-  return typeof s === "string" && /^[A-Za-z0-9_-]{22,64}$/.test(s);
+  return typeof s === "string" && DEVICE_TOKEN.test(s);
 }
 
 export function socketUrl(loc: { protocol: string; host: string }): string {
@@ -476,8 +478,8 @@ export class Connection {
     return this.welcomed && this.ws !== null && this.ws.readyState === OPEN;
   }
 
-  /** Sends a frame with a fresh id; returns the id, or null when not connected. */
-  send(frame: Record<string, unknown>): string | null {
+  /** Sends a frame (of a type the server takes) with a fresh id; returns the id, or null when not connected. */
+  send(frame: Record<string, unknown> & { type: ClientFrame["type"] }): string | null {
     if (!this.ws || this.ws.readyState !== OPEN || (!this.welcomed && frame.type !== "hello")) return null;
     const id = `${this.idPrefix}${this.nextId++}`;
     const withId = frame.type === "ping" ? frame : { ...frame, id };
@@ -486,11 +488,11 @@ export class Connection {
   }
 
   /** A game action, naming the game and the last seq seen so a stale click is refused. */
-  act(type: "roll" | "end_turn" | "undo" | "timeout" | "resign"): string | null;
-  act(type: "draw", edge: EdgeRef): string | null;
-  act(type: string, edge?: EdgeRef): string | null {
+  act(type: Play["type"]): string | null;
+  act(type: Draw["type"], edge: EdgeRef): string | null;
+  act(type: Play["type"] | Draw["type"], edge?: EdgeRef): string | null {
     if (!this.sync.gameId) return null;
-    const frame: Record<string, unknown> = { type, game: this.sync.gameId, seq: this.sync.seq };
+    const frame: Record<string, unknown> & { type: ClientFrame["type"] } = { type, game: this.sync.gameId, seq: this.sync.seq };
     if (edge) frame.edge = edge;
     const id = this.send(frame);
     if (id !== null) {

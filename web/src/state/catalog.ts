@@ -1,7 +1,9 @@
 // Names and descriptions the menu shows. These are labels, not rules: the engine decides play.
-// The figures (board, die, square sizes, usual overlap rule) come from generated/rules.ts, which
-// scripts/gen_catalog.py writes from the engine, so the menu cannot promise another game.
+// The figures (board, die, square sizes, usual overlap rule), the taglines, the AI levels and the
+// clocks come from generated/, which scripts/gen_catalog.py writes from the engine, so the menu
+// cannot promise another game.
 
+import { CLOCKS as CLOCK_CHOICES, LEVELS as LEVEL_IDS, LEVEL_NAMES, type Level } from "../generated/facts";
 import { MODE_RULES, OVERLAP_IDS } from "../generated/rules";
 
 export interface ModeInfo {
@@ -19,41 +21,41 @@ export interface ModeInfo {
 }
 
 /** What the menu says about each mode; its figures are the engine's. */
-const MODE_TEXTS: { id: string; name: string; tagline: string; note?: string; blurb: string }[] = [
+const MODE_TEXTS: { id: string; name: string; note?: string; blurb: string }[] = [
   {
-    id: "mini", name: "Mini", tagline: "Done in a minute or two",
+    id: "mini", name: "Mini",
     blurb: "The smallest grid with a four-sided die. Nine boxes, so every box you leave three-sided matters.",
   },
   {
-    id: "standard", name: "Standard", tagline: "The pencil-and-paper game", note: "No dice: one line, plus one per capture",
+    id: "standard", name: "Standard", note: "No dice: one line, plus one per capture",
     blurb: "No die at all. Draw one line a turn; closing a box earns you another line. Chains and sacrifices decide it.",
   },
   {
-    id: "quick", name: "Quick", tagline: "Short dice games",
+    id: "quick", name: "Quick",
     blurb: "The Standard grid played with a six-sided die: the easiest way to learn dice turns.",
   },
   {
-    id: "classic", name: "Classic", tagline: "The balanced all-rounder",
+    id: "classic", name: "Classic",
     blurb: "Forty-nine boxes and a six-sided die. A capture earns no extra edge, so plan to build and close boxes within one turn.",
   },
   {
-    id: "chain_reaction", name: "Chain Reaction", tagline: "Captures come in rows", note: "An edge that captures is free",
+    id: "chain_reaction", name: "Chain Reaction", note: "An edge that captures is free",
     blurb: "Like Classic, except an edge that closes a box does not use up your roll, so whole rows can fall in one turn.",
   },
   {
-    id: "marathon", name: "Marathon", tagline: "The long haul",
+    id: "marathon", name: "Marathon",
     blurb: "The biggest grid, boxes only, and an eight-sided die. No single turn decides very much.",
   },
   {
-    id: "strategic", name: "Strategic", tagline: "Boxes and 2×2 squares",
+    id: "strategic", name: "Strategic",
     blurb: "Adds 2×2 squares worth 4 points. The overlap rule decides how squares that share boxes interact.",
   },
   {
-    id: "big_squares", name: "Big Squares", tagline: "Big points, big outlines",
+    id: "big_squares", name: "Big Squares",
     blurb: "Strategic's grid with 3×3 squares worth 9 as well, and a ten-sided die.",
   },
   {
-    id: "expert", name: "Expert", tagline: "Everything at once",
+    id: "expert", name: "Expert",
     blurb: "The largest grid, all three square sizes and a twelve-sided die. Starts on the Consume rule.",
   },
 ];
@@ -68,12 +70,17 @@ export const MODES: ModeInfo[] = MODE_TEXTS.map((t) => {
   const r = rulesOf(t.id);
   const dots = r.boxes + 1;
   return {
-    ...t, dots, boxes: r.boxes * r.boxes, edges: 2 * r.boxes * dots, die: r.die, sizes: [...r.sizes],
+    ...t, tagline: r.tagline, dots, boxes: r.boxes * r.boxes, edges: 2 * r.boxes * dots, die: r.die, sizes: [...r.sizes],
     defaultOverlap: r.defaultOverlap,
   };
 });
 
 export const PRACTICE_BOARDS = MODE_RULES.filter((m) => m.practice).map((m) => m.boxes);
+
+/** Whether a mode is a practice board (the engine's catalogue says). */
+export function isPractice(modeId: string): boolean {
+  return MODE_RULES.some((m) => m.id === modeId && m.practice);
+}
 
 export function modeInfo(id: string): ModeInfo | undefined {
   return MODES.find((m) => m.id === id);
@@ -130,23 +137,26 @@ export function overlapName(id: string | null): string {
 }
 
 export interface LevelInfo {
-  id: "easy" | "normal" | "hard" | "expert";
+  id: Level;
   name: string;
   line: string;
 }
 
-export const LEVELS: LevelInfo[] = [
-  { id: "easy", name: "Easy", line: "Draws random edges and uses its whole roll; scores mostly by luck." },
-  { id: "normal", name: "Normal", line: "Grabs any points on offer, otherwise avoids handing you boxes." },
-  { id: "hard", name: "Hard", line: "Plans the whole turn, weighs your best reply and stops early when it should." },
-  { id: "expert", name: "Expert", line: "Plays out many sample games from each option before choosing." },
-];
+const LEVEL_LINES: Record<Level, string> = {
+  easy: "Draws random edges and uses its whole roll; scores mostly by luck.",
+  normal: "Grabs any points on offer, otherwise avoids handing you boxes.",
+  hard: "Plans the whole turn, weighs your best reply and stops early when it should.",
+  expert: "Plays out many sample games from each option before choosing.",
+};
+
+/** The engine's AI levels in its order, each with what the menu says about it. */
+export const LEVELS: LevelInfo[] = LEVEL_IDS.map((id) => ({ id, name: LEVEL_NAMES[id], line: LEVEL_LINES[id] }));
 
 export function levelName(id: string | null): string {
   return LEVELS.find((l) => l.id === id)?.name ?? "";
 }
 
-export const CLOCKS = [0, 10, 20, 30, 60];
+export const CLOCKS: number[] = [...CLOCK_CHOICES];
 
 export function clockLabel(seconds: number): string {
   return seconds ? `Clock: ${seconds} s` : "No clock";

@@ -1,11 +1,12 @@
 // The menu's and the practice setup's last choices, remembered in the browser.
 
 import { CLOCKS, MODES, OVERLAPS, PRACTICE_BOARDS, modeInfo } from "./catalog";
+import { LEVELS, type Level } from "../generated/facts";
 import type { KeyValueStore } from "./settings";
 
 export interface MenuChoices {
   opponent: "ai" | "local";
-  level: "easy" | "normal" | "hard" | "expert";
+  level: Level;
   clock: number;
   mode: string;
   overlap: string | null;
@@ -40,7 +41,7 @@ export function loadMenuChoices(store: KeyValueStore | null): MenuChoices {
   if (info.defaultOverlap && OVERLAPS.some((o) => o.id === raw.overlap)) overlap = String(raw.overlap);
   return {
     opponent: raw.opponent === "local" ? "local" : "ai",
-    level: (["easy", "normal", "hard", "expert"] as const).find((l) => l === raw.level) ?? DEFAULT_MENU.level,
+    level: LEVELS.find((l) => l === raw.level) ?? DEFAULT_MENU.level,
     clock: CLOCKS.includes(Number(raw.clock)) ? Number(raw.clock) : 0,
     mode,
     overlap,

@@ -2,6 +2,7 @@
 // paused, the request waiting for its answer, and the timers counted down from the last frame.
 // It applies the server's frames; the views (views/game.ts and the views it builds) render from it.
 
+import { isPractice } from "./catalog";
 import { isHumanTurn } from "./texts";
 import type { GameState, HistoryEntry, PlayerNo } from "../network/types";
 
@@ -40,7 +41,7 @@ export class GameSession {
 
   get practice(): boolean {
     const g = this.game;
-    return !!g && (g.opponent === "practice" || g.mode.startsWith("practice_"));
+    return !!g && (g.opponent === "practice" || isPractice(g.mode));
   }
 
   /** An online game: the device plays one seat, the other player another device. */

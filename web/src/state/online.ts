@@ -1,13 +1,14 @@
 // Online play, the parts that need no page: the player's name, room codes, the marks of the
 // Find Match list, and what the device keeps (its name, the online games it finished per mode).
 
-import { MODES, type ModeInfo } from "./catalog";
+import { MODES, type ModeInfo, isPractice } from "./catalog";
+import { CODE_ALPHABET, CODE_LENGTH, NAME_MAX } from "../generated/facts";
 import type { KeyValueStore } from "./settings";
 import type { PresenceFrame } from "../network/types";
 
 // --- the name ---------------------------------------------------------------------------------
 
-export const NAME_MAX = 20;
+export { NAME_MAX } from "../generated/facts";
 // Letters and digits of any script, "_", "-" and spaces (the server's check, \w plus "-" and " ").
 const NAME_CHARS = /^[\p{L}\p{N}_\- ]+$/u;
 
@@ -25,8 +26,7 @@ export function checkName(raw: string): NameCheck {
 
 // --- room codes -------------------------------------------------------------------------------
 
-export const CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
-export const CODE_LENGTH = 6;
+export { CODE_ALPHABET, CODE_LENGTH } from "../generated/facts";
 
 /** A code as typed, the way the server reads it: upper case, without spaces and dashes. */
 export function normaliseCode(raw: string): string {
@@ -50,7 +50,7 @@ export function codeProblem(raw: string): string | null {
 // --- the modes played online and their marks -------------------------------------------------
 
 /** The modes that can be played online: every mode but the practice boards. */
-export const ONLINE_MODES: ModeInfo[] = MODES.filter((m) => !m.id.startsWith("practice_"));
+export const ONLINE_MODES: ModeInfo[] = MODES.filter((m) => !isPractice(m.id));
 
 /** The modes with the most online games finished on this device (none before the first). */
 export function mostPlayed(counts: Record<string, number>): string[] {

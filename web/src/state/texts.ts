@@ -1,5 +1,6 @@
 // What the status line, the dice panel and the result window say, from the server's state.
 
+import type { ErrorCode } from "../generated/facts";
 import type { GameState, PlayerNo } from "../network/types";
 
 export function isHumanTurn(g: GameState): boolean {
@@ -178,7 +179,9 @@ export function rematchLine(g: GameState, me: PlayerNo): string | null {
   }
 }
 
-const ONLINE_ERRORS: Record<string, string> = {
+// The client's own words for some codes of the catalogue (generated/facts.ts): a code it does not
+// have fails to compile.
+const ONLINE_ERRORS: Partial<Record<ErrorCode, string>> = {
   bad_name: "That name cannot be used: 1 to 20 letters, digits, spaces, _ and -.",
   bad_code: "That is not a room code: six letters and digits, without 0, O, 1, I or L.",
   no_room: "There is no room with this code. Check it with your friend.",
@@ -193,5 +196,5 @@ const ONLINE_ERRORS: Record<string, string> = {
 
 /** A friendly sentence for an error of online play, else the server's own. */
 export function onlineErrorText(code: string, message: string): string {
-  return ONLINE_ERRORS[code] ?? (message || code);
+  return ONLINE_ERRORS[code as ErrorCode] ?? (message || code);
 }

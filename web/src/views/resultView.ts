@@ -3,6 +3,7 @@
 // rematch while it is open (the other player may ask, or leave).
 
 import type { App } from "../app";
+import { isPractice } from "../state/catalog";
 import { h, modal } from "./dom";
 import type { GameSession } from "../state/gameSession";
 import { markIcon } from "./marks";
@@ -34,7 +35,7 @@ export class ResultView {
 
   /** Asks the server what the finished game meant; errors are ignored (the window works without). */
   fetchExtras(g: GameState): void {
-    if (!g.over || g.opponent === "practice" || g.mode.startsWith("practice_") || this.extras.has(g.game)) return;
+    if (!g.over || g.opponent === "practice" || isPractice(g.mode) || this.extras.has(g.game)) return;
     this.app.stats = null; // the game changes the statistics: the next screen asks afresh
     this.extras.set(g.game, null);
     this.app.conn.gameResult(g.game).then(

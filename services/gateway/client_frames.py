@@ -181,6 +181,12 @@ FRAME_TYPES = ("hello", "new_game", "resume", "discard", "roll", "draw", "end_tu
                "cancel_match", "create_room", "close_room", "join_room", "leave", "rematch")  # fmt: skip
 
 
+def client_frame_schema() -> dict[str, Any]:
+    """The JSON schema of every client frame (what web/src/generated/client_frames.ts is
+    generated from)."""
+    return _ADAPTER.json_schema()
+
+
 def request_id(raw: Any) -> str | int | None:
     """The frame's id, if it is a usable one, so that even a refused frame gets its reply_to."""
     if isinstance(raw, dict):

@@ -5,21 +5,21 @@ from __future__ import annotations
 
 from boxedin.v1 import stats_pb2
 
-from . import outgoing
+from . import server_frames
 
 # A result asked for as the game ends may come before the game is counted: wait that long.
 RESULT_WAIT_SECONDS = 5.0
 
 
-def _wins(table: object) -> dict[str, outgoing.WinsAndGames]:
+def _wins(table: object) -> dict[str, server_frames.WinsAndGames]:
     return {
-        key: outgoing.WinsAndGames(games=value.games, wins=value.wins)
+        key: server_frames.WinsAndGames(games=value.games, wins=value.wins)
         for key, value in table.items()  # type: ignore[attr-defined]
     }
 
 
-def achievement(state: stats_pb2.AchievementState) -> outgoing.AchievementState:
-    return outgoing.AchievementState(
+def achievement(state: stats_pb2.AchievementState) -> server_frames.AchievementState:
+    return server_frames.AchievementState(
         id=state.id,
         category=state.category,
         name=state.name,
@@ -30,8 +30,8 @@ def achievement(state: stats_pb2.AchievementState) -> outgoing.AchievementState:
     )
 
 
-def stats_frame(stats: stats_pb2.DeviceStatistics, reply_to: str | int | None) -> outgoing.Stats:
-    overview = outgoing.StatsOverview(
+def stats_frame(stats: stats_pb2.DeviceStatistics, reply_to: str | int | None) -> server_frames.Stats:
+    overview = server_frames.StatsOverview(
         games=stats.games,
         wins=stats.wins,
         losses=stats.losses,
@@ -47,7 +47,7 @@ def stats_frame(stats: stats_pb2.DeviceStatistics, reply_to: str | int | None) -
         longest_game_seconds=stats.longest_game_seconds,
         fastest_win_seconds=stats.fastest_win_seconds if stats.has_win else None,
     )
-    details = outgoing.StatsDetails(
+    details = server_frames.StatsDetails(
         by_mode=_wins(stats.by_mode),
         by_level=_wins(stats.by_level),
         by_overlap=_wins(stats.by_overlap),
@@ -55,7 +55,7 @@ def stats_frame(stats: stats_pb2.DeviceStatistics, reply_to: str | int | None) -
     )
     boards = {
         board.mode: [
-            outgoing.LeaderboardEntry(
+            server_frames.LeaderboardEntry(
                 game=e.game_id,
                 mode=e.mode,
                 level=e.level,
@@ -68,7 +68,7 @@ def stats_frame(stats: stats_pb2.DeviceStatistics, reply_to: str | int | None) -
         ]
         for board in stats.leaderboards
     }
-    return outgoing.Stats(
+    return server_frames.Stats(
         type="stats",
         overview=overview,
         details=details,
@@ -78,18 +78,18 @@ def stats_frame(stats: stats_pb2.DeviceStatistics, reply_to: str | int | None) -
     )
 
 
-def result_frame(result: stats_pb2.GameResult, reply_to: str | int | None) -> outgoing.Result:
+def result_frame(result: stats_pb2.GameResult, reply_to: str | int | None) -> server_frames.Result:
     line = None
     if result.HasField("leaderboard"):
         board = result.leaderboard
-        line = outgoing.LeaderboardLine(
+        line = server_frames.LeaderboardLine(
             points=board.points,
             mode=board.mode,
             place=board.place or None,
             all_place=board.all_place or None,
             sentence=board.sentence,
         )
-    return outgoing.Result(
+    return server_frames.Result(
         type="result",
         game=result.game_id,
         leaderboard=line,

@@ -1,6 +1,6 @@
-"""Server frames of the websocket protocol (docs/protocol.md) as models: the contract the web
-client's types (web/src/network/types.ts) are checked against, and what the tests hold every frame of
-the real server to.
+"""Server frames of the websocket protocol (docs/protocol.md) as models: the one definition of
+their types, from which scripts/gen_catalog.py generates the web client's
+(web/src/generated/frames.ts), and what the tests hold every frame of the real server to.
 
 Two kinds of "nothing" are kept apart, because the client tells them apart:
 - a required field that may be null (``level``, ``seed``, ``to_move``, ``winner``, ``saved``...)
@@ -33,6 +33,8 @@ from pydantic import (
 )
 from pydantic.json_schema import SkipJsonSchema
 
+from boxedin.common.choices import Level
+
 
 def _not_bool(value: Any) -> Any:
     """Literals of numbers take ``True`` for 1 (``True == 1``); the protocol sends numbers."""
@@ -47,12 +49,11 @@ Winner = Annotated[Literal[0, 1, 2], BeforeValidator(_not_bool)]  # 0: a tie
 Orientation = Literal["h", "v"]
 Count = Annotated[StrictInt, Field(ge=0)]
 Positive = Annotated[StrictInt, Field(ge=1)]
-ReplyTo = Annotated[StrictStr, Field(max_length=64)] | StrictInt  # a client frame's id (frames.py)
+ReplyTo = Annotated[StrictStr, Field(max_length=64)] | StrictInt  # a client frame's id (client_frames.py)
 EdgeRef = tuple[Orientation, Count, Count]  # ["h", row, col]
 DrawnEdge = tuple[Orientation, Count, Count, PlayerNo]  # ["h", row, col, who drew it]
 ScorePair = tuple[StrictInt, StrictInt]  # players 1 and 2
 Opponent = Literal["ai", "local", "practice", "online"]
-Level = Literal["easy", "normal", "hard", "expert"]
 
 
 def _no_null_default(schema: dict[str, Any]) -> None:
@@ -673,5 +674,5 @@ def server_frame(raw: str | bytes | dict[str, Any]) -> ServerFrameModel | State 
 
 
 def server_frame_schema() -> dict[str, Any]:
-    """The JSON schema of every server frame (what web/src/network/types.ts is checked against)."""
+    """The JSON schema of every server frame (what web/src/generated/frames.ts is generated from)."""
     return SERVER_FRAMES.json_schema()
