@@ -577,7 +577,7 @@ def run(args: argparse.Namespace) -> int:
     if args.seconds is None:
         concurrency = min(concurrency, args.games)
     if args.own_stack:
-        from .load_stack import run_on_own_stack
+        from .own_stack import run_on_own_stack
 
         result = run_on_own_stack(
             args.games, concurrency, args.mode,
