@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from boxedin.supervisor.launcher import Stack, free_port
-from boxedin.tools.load.loadtest import OnlinePlayer
+from boxedin.tools.load.online import OnlinePlayer
 
 from stacks import make_stack
 
