@@ -1,14 +1,17 @@
-"""Compiles the hot paths with Cython; everything else is in pyproject.toml.
+"""Finds the packages and compiles the hot paths with Cython; everything else is in pyproject.toml.
 
-Each module below is written in Cython's pure-Python mode, so the same source also runs as plain
-Python. Add a module here to compile it.
+The package boxedin is the folder services/ (package-dir in pyproject.toml): every folder under it
+with an __init__.py is a package of it, found here rather than listed, so a new one (or the
+generated boxedin.v1) cannot be left out of a wheel. Each module of COMPILED_MODULES is written in
+Cython's pure-Python mode, so the same source also runs as plain Python. Add a module there to
+compile it.
 """
 
 import os
 from pathlib import Path
 
 from Cython.Build import cythonize
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 
 COMPILED_MODULES = {
     "boxedin.engine._core": "services/engine/_core.py",
@@ -37,7 +40,11 @@ def cython_include() -> str:
     return str(CYTHON_INCLUDE)
 
 
+# boxedin, and boxedin.X for every package X of services/ (engine, engine.service, v1, ...).
+PACKAGES = ["boxedin", *(f"boxedin.{name}" for name in find_packages(str(ROOT / "services")))]
+
 setup(
+    packages=PACKAGES,
     ext_modules=cythonize(
         [Extension(name, [path]) for name, path in COMPILED_MODULES.items()],
         include_path=[cython_include()],

@@ -1,4 +1,8 @@
-"""The `boxedin` command: one entry point, each sub-command in the package that owns it."""
+"""The `boxedin` command: one entry point, each sub-command in the package that owns it.
+
+The one module that names both the product and the tools (``boxedin.tools``, ``boxedin.supervisor``):
+the product never imports either, so a tool that adds to a product command (``boxedin ai bench``)
+is put there from here."""
 
 from __future__ import annotations
 
@@ -6,30 +10,38 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 # Sub-command -> the module that registers it (a ``register(subparsers)`` function), so that each
-# command lives beside what it drives.
+# command lives beside what it drives. A name of two words adds to the sub-commands the first
+# word's module returned from its ``register``; the order is the order of ``--help``.
 COMMANDS: dict[str, str] = {
     "replay": "boxedin.engine.replay",
-    "bench": "boxedin.engine.bench",
+    "bench": "boxedin.tools.bench.engine",
     "ai": "boxedin.ai.cli",
-    "match": "boxedin.ai.match",
-    "play": "boxedin.terminal",
-    "up": "boxedin.up",
-    "load": "boxedin.loadtest",
-    "stats": "boxedin.stats.bench",
-    "fuzz": "boxedin.gateway.fuzz",
-    "memory": "boxedin.memory_report",
-    "updates": "boxedin.engine.service.update_sizes",
+    "ai bench": "boxedin.tools.bench.dice_table",
+    "ai pool": "boxedin.tools.bench.expert_pool",
+    "ai fit-share": "boxedin.tools.share_fit",
+    "match": "boxedin.tools.arena.series",
+    "play": "boxedin.tools.terminal",
+    "up": "boxedin.supervisor.up",
+    "load": "boxedin.tools.load.loadtest",
+    "stats": "boxedin.tools.bench.stats",
+    "fuzz": "boxedin.tools.fuzzing.command",
+    "memory": "boxedin.tools.reports.memory",
+    "updates": "boxedin.tools.reports.update_sizes",
     "lan": "boxedin.lan.command",
 }
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="boxedin", description="Boxed In: Dots and Boxes.")
-    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in dict.fromkeys(COMMANDS.values()):
-        importlib.import_module(module).register(subparsers)
+    subparsers: dict[str, Any] = {
+        "": parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    }
+    for name, module in COMMANDS.items():
+        parent = name.rpartition(" ")[0]
+        subparsers[name] = importlib.import_module(module).register(subparsers[parent])
     return parser
 
 

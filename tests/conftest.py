@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 TESTS = Path(__file__).parent
-# support/: helpers every folder uses; engine/, stats/, deploy/: helpers their tests and others share.
-for folder in (TESTS / "support", TESTS / "engine", TESTS / "stats", TESTS / "deploy"):
+# support/: helpers every folder uses; engine/, stats/, deploy/, ai/: helpers their tests and others share.
+for folder in (TESTS / "support", TESTS / "engine", TESTS / "stats", TESTS / "deploy", TESTS / "ai"):
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 
-from boxedin.launcher import Stack  # noqa: E402
+from boxedin.supervisor.launcher import Stack  # noqa: E402
 
 from stacks import make_stack  # noqa: E402
 

@@ -13,7 +13,6 @@ from boxedin.engine.dice import Dice, normalise_seed
 from boxedin.engine.game import Game
 from boxedin.engine.replay import TranscriptError, parse_json, play_transcript, read_transcript_file
 
-from . import bench, pool_bench, share_fit
 from .levels import LEVELS
 from .turn import take_turn
 
@@ -48,7 +47,8 @@ def positive_seconds(text: str) -> float:
     return value
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Any) -> Any:
+    """Adds `boxedin ai` and its `turn`; returns its sub-commands, where the tools add theirs."""
     parser = subparsers.add_parser("ai", help="the AI players", description="The AI players.")
     commands = parser.add_subparsers(dest="ai_command", required=True, metavar="COMMAND")
     turn = commands.add_parser(
@@ -65,6 +65,4 @@ def register(subparsers: Any) -> None:
     turn.add_argument("--budget", type=positive_seconds, default=0.7, help="Expert's seconds a turn")
     turn.add_argument("file", metavar="FILE", help="the transcript, or - for standard input")
     turn.set_defaults(handler=run)
-    bench.register(commands)
-    pool_bench.register(commands)
-    share_fit.register(commands)
+    return commands

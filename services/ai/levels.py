@@ -1,18 +1,16 @@
-"""The levels by name."""
+"""The levels by name: the ones players are offered (the arena adds its reference players)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from boxedin.common import choices
 
 from .context import Player
 from .easy import Easy
 from .expert import Expert
-from .greedy import Greedy
 from .hard import Hard
 from .normal import Normal
-from .perfect import Perfect
 from .practice import Practice
 
 # Each level of boxedin.common.choices by its player (every player class names its level), then
@@ -20,17 +18,9 @@ from .practice import Practice
 _PLAYERS: dict[str, Callable[[], Player]] = {player.name: player for player in (Easy, Normal, Hard, Expert)}
 LEVELS: dict[str, Callable[[], Player]] = {level: _PLAYERS[level] for level in choices.LEVELS} | {"practice": Practice}
 
-# Reference players for `boxedin match` only: never offered to players, nor by `boxedin ai turn`.
-MATCH_LEVELS: dict[str, Callable[[], Player]] = {
-    **LEVELS,
-    "greedy": Greedy,
-    "perfect": Perfect,
-}
 
-
-def make_player(level: str, *, match: bool = False) -> Player:
-    """The player of a level; ``match``: the reference players of `boxedin match` as well."""
-    levels = MATCH_LEVELS if match else LEVELS
+def make_player(level: str, levels: Mapping[str, Callable[[], Player]] = LEVELS) -> Player:
+    """The player of a level, looked up in ``levels`` (the players' levels unless told)."""
     try:
         return levels[level]()
     except KeyError:

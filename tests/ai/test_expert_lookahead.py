@@ -1,10 +1,10 @@
 """Expert's exact lookahead in dice games with 1x1 boxes: every candidate turn, then the turn Hard
 would play in reply on every face of the die, then the share of Expert's own best reply that
-its next turn can be expected to net; and the fit of that share (`boxedin ai fit-share`)."""
+its next turn can be expected to net (the fit of that share, `boxedin ai fit-share`:
+tests/tools/test_share_fit.py)."""
 
 from __future__ import annotations
 
-import json
 import time
 
 import pytest
@@ -23,9 +23,7 @@ from boxedin.ai.expert import (
 )
 from boxedin.ai.hard import Hard
 from boxedin.ai.playout import margin, reply_total
-from boxedin.ai.share_fit import fit_share, turn_starts
 from boxedin.ai.turn import take_turn
-from boxedin.cli import main
 from boxedin.engine.game import Game
 
 from ai_helpers import context, new_game, rolled
@@ -176,32 +174,3 @@ def test_expert_plays_legal_classic_turns_by_lookahead_within_its_budget():
             slowest = max(slowest, time.perf_counter() - started)
     assert sum(game.scores) == 49
     assert slowest < 5.0  # a generous bound: the budget is a target, checked by `boxedin match`
-
-
-def test_the_share_is_the_slope_of_what_the_mover_gains_against_the_best_reply():
-    points = turn_starts("mini", 0, "t")
-    assert points and all(reply >= 0 for reply, _ in points)
-    fit = fit_share("mini", 6, "t")
-    n = fit.samples
-    xs = [x for i in range(6) for x, _ in turn_starts("mini", i, "t")]
-    ys = [y for i in range(6) for _, y in turn_starts("mini", i, "t")]
-    assert len(xs) == n
-    mx, my = sum(xs) / n, sum(ys) / n
-    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
-    assert fit.share == pytest.approx(slope)
-    assert fit.intercept == pytest.approx(my - slope * mx)
-    assert fit.share_se > 0
-    assert fit_share("mini", 6, "t") == fit  # the seed decides everything
-
-
-def test_fit_share_prints_the_fit_and_refuses_what_it_cannot_fit(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["ai", "fit-share", "--mode", "mini", "--games", "2", "--seed", "x"]) == 0
-    printed = json.loads(capsys.readouterr().out)
-    assert printed["mode"] == "mini" and printed["games"] == 2 and printed["samples"] > 0
-    assert set(printed) == {"mode", "games", "samples", "share", "share_se", "intercept"}
-    with pytest.raises(SystemExit):
-        main(["ai", "fit-share", "--mode", "standard"])
-    assert "invalid choice: 'standard'" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        main(["ai", "fit-share", "--mode", "mini", "--games", "0"])
-    assert "--games" in capsys.readouterr().err

@@ -4,8 +4,9 @@ the roll, then safe edges, then the end of the turn; never offered to players.""
 from __future__ import annotations
 
 from boxedin.ai.greedy import Greedy
-from boxedin.ai.levels import LEVELS, MATCH_LEVELS, make_player
+from boxedin.ai.levels import LEVELS
 from boxedin.engine.board import Edge
+from boxedin.tools.arena.players import ARENA_LEVELS, make_player
 
 from ai_helpers import context, dice_position_with_open_lines, new_game
 
@@ -36,5 +37,5 @@ def test_greedy_spends_the_roll_on_safe_edges_when_nothing_can_be_finished():
 
 
 def test_greedy_is_a_level_for_matches_only():
-    assert "greedy" not in LEVELS and "greedy" in MATCH_LEVELS
-    assert make_player("greedy", match=True).name == "greedy"
+    assert "greedy" not in LEVELS and "greedy" in ARENA_LEVELS
+    assert make_player("greedy").name == "greedy"

@@ -13,7 +13,7 @@ import redis
 
 from boxedin.common.keys import Keys, celery_prefix
 from boxedin.engine.rules import MODES
-from boxedin.launcher import Stack
+from boxedin.supervisor.launcher import Stack
 
 from wsclient import Browser
 

@@ -16,7 +16,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client.parser import text_string_to_metric_families
 
-from boxedin.launcher import Stack
+from boxedin.supervisor.launcher import Stack
 
 from stacks import make_stack
 from wsclient import Browser

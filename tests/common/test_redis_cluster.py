@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from boxedin.launcher import Stack, free_port, port_is_free, redis_server_binary
+from boxedin.supervisor.launcher import Stack, free_port, port_is_free, redis_server_binary
 
 from stacks import OUTPUT, make_stack
 from wsclient import Browser

@@ -17,7 +17,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from boxedin.common.reasons import REASON_KEY
 from boxedin.common.service_auth import CALLER_HEADER, METHOD_CALLERS, PROOF_HEADER, call_metadata
-from boxedin.launcher import Stack
+from boxedin.supervisor.launcher import Stack
 from boxedin.v1 import (
     ai_pb2,
     ai_pb2_grpc,

@@ -154,8 +154,8 @@ def run_entrypoint(stand_ins: Path, *args: str, env: dict[str, str] | None = Non
 
 
 def launcher_commands() -> dict[str, str]:
-    """How `boxedin up` starts each kind: its `python -m ...` arguments, from services/launcher.py."""
-    source = (ROOT / "services" / "launcher.py").read_text()
+    """How `boxedin up` starts each kind: its `python -m ...` arguments, from services/supervisor/launcher.py."""
+    source = (ROOT / "services" / "supervisor" / "launcher.py").read_text()
     commands = {}
     for kind, module in (("engine", "boxedin.engine.service"), ("ai", "boxedin.ai.service"),
                          ("stats", "boxedin.stats"), ("gateway", "boxedin.gateway")):  # fmt: skip

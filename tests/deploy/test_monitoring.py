@@ -32,8 +32,8 @@ import yaml
 from prometheus_client.metrics import MetricWrapperBase
 
 from boxedin.common import metrics
-from boxedin.launcher import Stack, free_port
-from boxedin.loadtest import run_load
+from boxedin.supervisor.launcher import Stack, free_port
+from boxedin.tools.load.loadtest import run_load
 
 from stacks import OUTPUT, make_stack
 from wsclient import Browser

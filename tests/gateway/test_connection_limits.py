@@ -22,7 +22,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from boxedin.common.settings import Settings
 from boxedin.gateway.limits import Credits, OriginPolicy
-from boxedin.launcher import Stack, free_port
+from boxedin.supervisor.launcher import Stack, free_port
 
 from stacks import make_stack
 

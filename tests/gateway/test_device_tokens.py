@@ -12,7 +12,7 @@ import redis
 from boxedin.common.devices import device_hash
 from boxedin.common.keys import Keys
 from boxedin.gateway.identity import TOKEN_LENGTH, issue, was_issued
-from boxedin.launcher import Stack
+from boxedin.supervisor.launcher import Stack
 
 from wsclient import Browser
 

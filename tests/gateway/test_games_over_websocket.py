@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from boxedin.engine.replay import replay_transcript
-from boxedin.launcher import Stack
+from boxedin.supervisor.launcher import Stack
 
 from wsclient import Browser
 

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from boxedin.launcher import Stack, free_port
-from boxedin.loadtest import OnlinePlayer
+from boxedin.supervisor.launcher import Stack, free_port
+from boxedin.tools.load.online import OnlinePlayer
 
 from stacks import make_stack
 

@@ -19,7 +19,7 @@ import pytest
 import redis
 
 from boxedin.common.keys import Keys
-from boxedin.launcher import Stack, free_port
+from boxedin.supervisor.launcher import Stack, free_port
 
 from stacks import make_stack
 from wsclient import Browser

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from boxedin.launcher import Stack
+from boxedin.supervisor.launcher import Stack
 
 from edge_policy import open_edges
 from wsclient import Browser

@@ -26,7 +26,7 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 
 from boxedin.common import delta
-from boxedin.launcher import Stack
+from boxedin.supervisor.launcher import Stack
 
 from edge_policy import choose_edge
 from stacks import make_stack

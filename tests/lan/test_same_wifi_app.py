@@ -14,7 +14,7 @@ import pytest
 
 from boxedin.common.settings import Settings
 from boxedin.gateway.app import create_app
-from boxedin.launcher import Stack, free_port
+from boxedin.supervisor.launcher import Stack, free_port
 
 # Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
 pytestmark = pytest.mark.stack

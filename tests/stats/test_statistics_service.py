@@ -16,7 +16,7 @@ import redis
 from boxedin.common.devices import device_hash
 from boxedin.common.keys import STATS_GROUP, Keys, partition_of
 from boxedin.common.reasons import REASON_KEY
-from boxedin.launcher import Stack, free_port
+from boxedin.supervisor.launcher import Stack, free_port
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc, stats_pb2, stats_pb2_grpc
 
 from stacks import issued_device, make_stack

@@ -30,8 +30,8 @@ from typing import Any
 import pytest
 import websockets
 
-from boxedin.launcher import Stack
-from boxedin.process_groups import group_members
+from boxedin.supervisor.launcher import Stack
+from boxedin.supervisor.process_groups import group_members
 
 from aioplayer import PlayedGame
 from edge_policy import choose_edge

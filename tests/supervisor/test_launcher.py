@@ -23,8 +23,8 @@ import grpc
 import pytest
 
 from boxedin.common.grpc_server import SERVER_OPTIONS, listen
-from boxedin.launcher import ROOT, Stack, free_port, port_is_free
-from boxedin.process_groups import group_members
+from boxedin.supervisor.launcher import ROOT, Stack, free_port, port_is_free
+from boxedin.supervisor.process_groups import group_members
 
 from stacks import OUTPUT
 from wsclient import Browser

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from boxedin.loadtest import open_edges  # the board's edges not drawn yet, from the state
+from boxedin.tools.load.loadtest import open_edges  # the board's edges not drawn yet, from the state
 
 Edge = list[Any]
 

@@ -12,7 +12,7 @@ import redis
 
 from boxedin.common.keys import Keys
 from boxedin.gateway import identity
-from boxedin.launcher import Stack, free_port
+from boxedin.supervisor.launcher import Stack, free_port
 
 TESTS = Path(__file__).resolve().parents[1]
 OUTPUT = Path(os.environ.get("BOXEDIN_TEST_OUTPUT", TESTS.parent / "test-output"))

@@ -8,7 +8,7 @@ import io
 from boxedin.engine.board import Edge
 from boxedin.engine.game import Game
 from boxedin.engine.rules import MODES
-from boxedin.terminal import play, render
+from boxedin.tools.terminal import play, render
 
 
 def run_commands(game: Game, commands: list[str]) -> str:

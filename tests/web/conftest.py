@@ -26,7 +26,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 @contextlib.contextmanager
 def _own_stack() -> Iterator[str]:
     """The services on loopback, for when tests/conftest.py has no ``live_gateway`` yet."""
-    from boxedin.launcher import Stack, free_port
+    from boxedin.supervisor.launcher import Stack, free_port
 
     port = free_port()
     stack = Stack(gateway_port=port, engine_port=free_port(), ai_port=free_port(), worker=False,

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from boxedin.launcher import Stack
+from boxedin.supervisor.launcher import Stack
 
 from stacks import make_stack
 from webtools import DESKTOP, PHONE, axe_violations, best_edge, click_edge, game_state, tap_edge, wait_for_state

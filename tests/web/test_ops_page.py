@@ -13,8 +13,8 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import expect
 
-from boxedin.launcher import Stack
-from boxedin.loadtest import run_load
+from boxedin.supervisor.launcher import Stack
+from boxedin.tools.load.loadtest import run_load
 
 from stacks import make_stack
 from webtools import DESKTOP

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from boxedin.launcher import Stack
+from boxedin.supervisor.launcher import Stack
 
 from stacks import make_stack
 from wsclient import Browser

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from boxedin.launcher import Stack
-from boxedin.loadtest import open_edges
+from boxedin.supervisor.launcher import Stack
+from boxedin.tools.load.loadtest import open_edges
 
 from wsclient import Browser
 

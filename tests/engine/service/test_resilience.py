@@ -14,7 +14,7 @@ import redis
 
 from boxedin.common.keys import Keys
 from boxedin.common.reasons import REASON_KEY
-from boxedin.launcher import Stack, free_port
+from boxedin.supervisor.launcher import Stack, free_port
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 
 from stacks import make_stack

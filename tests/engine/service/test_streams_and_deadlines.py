@@ -16,7 +16,7 @@ import redis
 from prometheus_client.parser import text_string_to_metric_families
 
 from boxedin.common.keys import AI_GROUP, Keys
-from boxedin.launcher import Stack, free_port
+from boxedin.supervisor.launcher import Stack, free_port
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 
 from aioplayer import PlayedGame, play_many

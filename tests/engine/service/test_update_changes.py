@@ -28,8 +28,8 @@ from boxedin.common.keys import Keys
 from boxedin.engine.rules import MODES, Overlap
 from boxedin.engine.service.server import EngineService
 from boxedin.engine.service.store import GameStore
-from boxedin.engine.service.update_sizes import PlayedGame, played_game
 from boxedin.gateway.server_frames import Update, server_frame
+from boxedin.tools.reports.update_sizes import PlayedGame, played_game
 from boxedin.v1 import common_pb2
 
 WEB = Path(__file__).resolve().parents[3] / "web"

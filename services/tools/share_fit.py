@@ -16,12 +16,11 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from boxedin.ai.hard import Hard
+from boxedin.ai.playout import margin, reply_total
+from boxedin.ai.turn import take_turn
 from boxedin.engine.game import Game
 from boxedin.engine.rules import MODES
-
-from .hard import Hard
-from .playout import margin, reply_total
-from .turn import take_turn
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: Any) -> None:
-    from .match import positive_int
+    from .arena.series import positive_int
 
     parser = subparsers.add_parser(
         "fit-share",

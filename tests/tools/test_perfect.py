@@ -1,4 +1,4 @@
-"""The reference perfect player of `boxedin match` (issue 17): exact play from the first turn on
+"""The reference perfect player of `boxedin match`, the arena (issue 17): exact play from the first turn on
 boards of 24 lines (with dice) and up to 3x3 (without), the yardstick of what the dice allow;
 never offered to players. And `--board`, the dice boards of their own it is measured on."""
 
@@ -10,14 +10,15 @@ import json
 import pytest
 
 from boxedin.ai._dice_search import DiceSearch
-from boxedin.ai.levels import LEVELS, MATCH_LEVELS, make_player
-from boxedin.ai.match import MatchSpec, dice_board, play_game
-from boxedin.ai.perfect import Perfect, perfect_refusal
+from boxedin.ai.levels import LEVELS
 from boxedin.ai.playout import margin
 from boxedin.ai.turn import take_turn
 from boxedin.cli import main
 from boxedin.engine.game import Game
 from boxedin.engine.rules import MODES, Overlap, RuleSet
+from boxedin.tools.arena.perfect import Perfect, perfect_refusal
+from boxedin.tools.arena.players import ARENA_LEVELS, make_player
+from boxedin.tools.arena.series import MatchSpec, dice_board, play_game
 
 from ai_helpers import context, rolled
 
@@ -42,8 +43,8 @@ def assert_perfects_turn_is_best(game: Game) -> None:
 
 
 def test_perfect_is_a_level_for_matches_only():
-    assert "perfect" not in LEVELS and "perfect" in MATCH_LEVELS
-    assert make_player("perfect", match=True).name == "perfect"
+    assert "perfect" not in LEVELS and "perfect" in ARENA_LEVELS
+    assert make_player("perfect").name == "perfect"
 
 
 def test_perfect_plays_mini_and_says_why_not_elsewhere():

@@ -10,9 +10,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .backend import Backend, BackendUnavailable, load
-from .board import geometry
-from .rules import MODES, Overlap, RuleSet
+from boxedin.engine.backend import Backend, BackendUnavailable, load
+from boxedin.engine.board import geometry
+from boxedin.engine.rules import MODES, Overlap, RuleSet
 
 
 def _rate(playout: Callable[[int], object], seconds: float) -> float:
@@ -150,6 +150,6 @@ def register(subparsers: Any) -> None:
     engine.add_argument("--seconds", type=float, default=2.0, help="time per figure (default 2)")
     engine.add_argument("--json", action="store_true", help="print the figures as JSON")
     engine.set_defaults(handler=run)
-    from boxedin.engine.service.bench_actions import add_to
+    from .actions import add_to
 
     add_to(targets)

@@ -13,8 +13,9 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from .common import event_loop
-from .launcher import Stack, free_port
+from boxedin.common import event_loop
+from boxedin.supervisor.launcher import Stack, free_port
+
 from .loadtest import run_load, ws_url
 
 _TICKS = os.sysconf("SC_CLK_TCK")

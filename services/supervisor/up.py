@@ -1,4 +1,4 @@
-"""`boxedin up`: the whole service on one machine (boxedin.launcher's Stack, supervised), with its
+"""`boxedin up`: the whole service on one machine (boxedin.supervisor.launcher's Stack, supervised), with its
 ports checked, and Redis keeping its append-only file in a data folder that outlives the run."""
 
 from __future__ import annotations
@@ -154,8 +154,12 @@ def run(args: argparse.Namespace) -> int:
         if refusal:
             print(f"boxedin up: {refusal}", file=sys.stderr)
             return 2
+    # The built web client: the one BOXEDIN_WEB_DIST names (absolute: the children run in the
+    # repository's folder), else the repository's web/dist. An installed wheel has no repository.
+    web_dist = str(Path(config.web_dist).resolve()) if _set_in_environment("BOXEDIN_WEB_DIST") else Stack.web_dist
     stack = Stack(
         redis_url=redis_url,
+        web_dist=web_dist,
         key_prefix=config.key_prefix,
         gateway_port=gateway.port,
         engine_port=services["engine"].port,

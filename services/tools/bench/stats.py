@@ -22,11 +22,10 @@ from boxedin.engine import codec
 from boxedin.engine.actions import Draw, EndTurn, GameError, Resign, Roll
 from boxedin.engine.game import Game
 from boxedin.engine.rules import mode_by_id
+from boxedin.stats.counter import GameCounter
+from boxedin.stats.model import DeviceStats, apply_game, game_outcome
+from boxedin.stats.store import StatsStore
 from boxedin.v1 import common_pb2
-
-from .counter import GameCounter
-from .model import DeviceStats, apply_game, game_outcome
-from .store import StatsStore
 
 
 def random_game(rng: random.Random, mode: str) -> Game:
@@ -139,7 +138,7 @@ async def through_redis(url: str, games: list[tuple[str, common_pb2.FinishedGame
 
 
 def run(args: argparse.Namespace) -> int:
-    from boxedin.launcher import Stack
+    from boxedin.supervisor.launcher import Stack
 
     if args.games < 1 or args.devices < 1 or args.rate <= 0:
         print("boxedin stats bench: --games, --devices and --rate are above 0", file=sys.stderr)

@@ -26,13 +26,13 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from boxedin.ai.cli import positive_seconds
+from boxedin.ai.turn import take_turn
 from boxedin.engine.game import Game
 from boxedin.engine.rules import MODES, Overlap, RulesError, RuleSet
 
-from .cli import positive_seconds
-from .levels import MATCH_LEVELS, make_player
 from .perfect import perfect_refusal
-from .turn import take_turn
+from .players import ARENA_LEVELS, make_player
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +65,7 @@ def play_game(spec: MatchSpec, index: int) -> GameResult:
     a_seat = 1 if index % 2 == 0 else 2
     dice_seed = f"{spec.seed}:{index // 2}"
     game = spec.new_game(dice_seed)
-    players = {a_seat: make_player(spec.a, match=True), 3 - a_seat: make_player(spec.b, match=True)}
+    players = {a_seat: make_player(spec.a), 3 - a_seat: make_player(spec.b)}
     result = GameResult(index, 0)
     while not game.over:
         seat = game.to_move
@@ -262,8 +262,8 @@ def register(subparsers: Any) -> None:
         help="play AI levels against each other and summarise the results",
         description="Plays N games between two AI levels, seats alternated; prints a JSON summary.",
     )
-    parser.add_argument("--a", required=True, choices=list(MATCH_LEVELS), help="side A's level")
-    parser.add_argument("--b", required=True, choices=list(MATCH_LEVELS), help="side B's level")
+    parser.add_argument("--a", required=True, choices=list(ARENA_LEVELS), help="side A's level")
+    parser.add_argument("--b", required=True, choices=list(ARENA_LEVELS), help="side B's level")
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--mode", choices=list(MODES))
     where.add_argument(

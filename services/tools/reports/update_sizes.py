@@ -5,7 +5,7 @@ Games are played at random through the engine service itself (its handlers, in t
 on a Redis of the command's own): a person at one device, and the computer's turns as the AI
 service asks for them. Two engine replicas share the Redis and take the actions in turn now and
 then, so that updates are made both from the state a replica kept and from one it computed again.
-``played_game`` is also what the tests check the updates with (tests/services/test_update_changes.py).
+``played_game`` is also what the tests check the updates with (tests/engine/service/test_update_changes.py).
 """
 
 from __future__ import annotations
@@ -27,13 +27,12 @@ from boxedin.common.devices import device_hash
 from boxedin.common.keys import Keys
 from boxedin.common.reasons import Refusal
 from boxedin.common.service_auth import act_as
+from boxedin.engine.service.server import EngineService
+from boxedin.engine.service.store import GameStore
 from boxedin.engine.session.changes import update_changes
 from boxedin.engine.session.state import to_json
-from boxedin.loadtest import open_edges
+from boxedin.tools.load.loadtest import open_edges
 from boxedin.v1 import common_pb2, engine_pb2
-
-from .server import EngineService
-from .store import GameStore
 
 Actor = common_pb2.Actor
 
@@ -193,7 +192,7 @@ async def measure(redis_url: str, modes: list[str], games: int, seed: int) -> di
 
 
 def run(args: argparse.Namespace) -> int:
-    from boxedin.launcher import Stack
+    from boxedin.supervisor.launcher import Stack
 
     stack = Stack()
     redis_url = args.redis

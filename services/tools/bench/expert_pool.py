@@ -15,12 +15,11 @@ import sys
 import time
 from typing import Any
 
+from boxedin.ai.context import Position
+from boxedin.ai.evaluation import CandidateStats, Replies
+from boxedin.ai.turn import take_turn
 from boxedin.engine.game import Game
 from boxedin.engine.rules import MODES
-
-from .context import Position
-from .evaluation import CandidateStats, Replies
-from .turn import take_turn
 
 
 class Counting:
@@ -45,7 +44,7 @@ class Counting:
 
 
 def in_process(die: int | None) -> Any:
-    from .tasks import evaluate_for
+    from boxedin.ai.tasks import evaluate_for
 
     def evaluate(
         pos: Position, candidates: list[tuple[int, ...]], seed: int, horizon: int | None, seconds: float,
@@ -93,7 +92,7 @@ def measure(games: list[Game], evaluator_for: Any, budget: float) -> dict[str, f
 
 
 def run(args: argparse.Namespace) -> int:
-    from boxedin.launcher import ROOT, Stack
+    from boxedin.supervisor.launcher import ROOT, Stack
 
     if args.turns < 1 or args.budget <= 0:
         print("boxedin ai pool: --turns and --budget are above 0", file=sys.stderr)
@@ -106,8 +105,8 @@ def run(args: argparse.Namespace) -> int:
         from boxedin.common.settings import settings
 
         settings.cache_clear()
-        from .service.fanout import CeleryEvaluator
-        from .service.thinking import SHARES
+        from boxedin.ai.service.fanout import CeleryEvaluator
+        from boxedin.ai.service.thinking import SHARES
 
         games = positions(args.turns)
         die = MODES["classic"].rules.die

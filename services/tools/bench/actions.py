@@ -29,12 +29,11 @@ import redis.asyncio as aioredis
 from boxedin.common import delta, event_loop
 from boxedin.common.keys import Keys
 from boxedin.common.service_auth import act_as
-from boxedin.launcher import Stack
-from boxedin.loadtest import open_edges
+from boxedin.engine.service.server import EngineService
+from boxedin.engine.service.store import GameStore
+from boxedin.supervisor.launcher import Stack
+from boxedin.tools.load.loadtest import open_edges
 from boxedin.v1 import common_pb2, engine_pb2
-
-from .server import EngineService
-from .store import GameStore
 
 
 def _action(state: dict[str, Any], rng: random.Random) -> common_pb2.Action:

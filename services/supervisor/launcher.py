@@ -1,7 +1,7 @@
 """The processes of one Boxed In installation on one machine (``Stack``), each its own process:
 Redis (the one at REDIS_URL, else a local one), the engine, AI, stats and matchmaker services, a
 Celery worker for Expert, and the gateway. Supervised, a part that dies is started again (with a
-growing pause if it keeps dying). `boxedin up` (boxedin.up) runs it; tests start the same."""
+growing pause if it keeps dying). `boxedin up` (boxedin.supervisor.up) runs it; tests start the same."""
 
 from __future__ import annotations
 
@@ -33,7 +33,9 @@ if TYPE_CHECKING:
 
 __all__ = ["ROOT", "Recovery", "Stack", "free_port", "port_is_free", "redis_answers", "redis_server_binary", "running"]
 
-ROOT = Path(__file__).resolve().parent.parent
+# The repository's root (this file is services/supervisor/launcher.py): the children run there, and
+# the built web client is its web/dist unless told.
+ROOT = Path(__file__).resolve().parents[2]
 
 # Restarts: the first after RESTART_FIRST_SECONDS, each next one of a child that keeps dying
 # twice as late, up to RESTART_MAX_SECONDS; a child that stayed up STABLE_SECONDS starts over.

@@ -21,8 +21,8 @@ import redis
 from boxedin.common.devices import device_hash
 from boxedin.common.keys import Keys
 from boxedin.gateway.identity import issue
-from boxedin.launcher import Stack
-from boxedin.ports import free_port
+from boxedin.supervisor.launcher import Stack
+from boxedin.supervisor.ports import free_port
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 
 PREFIX = "memory:"

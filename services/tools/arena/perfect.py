@@ -18,12 +18,11 @@ and `boxedin match` refuses.
 
 from __future__ import annotations
 
+from boxedin.ai._dice_table import DiceTable
+from boxedin.ai.context import PlanContext, Position
+from boxedin.ai.solver import dice_table, solve_standard
 from boxedin.engine.game import Game
 from boxedin.engine.rules import Overlap, RuleSet
-
-from ._dice_table import DiceTable
-from .context import PlanContext, Position
-from .solver import dice_table, solve_standard
 
 PERFECT_TABLE_CELLS = 9 << 24  # 24 lines (Mini's board) with up to a d8: 1.2 GB
 STANDARD_BOXES = 3  # without dice: the whole 3x3 game is solved in about a second

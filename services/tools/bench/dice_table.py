@@ -12,11 +12,10 @@ import statistics
 import time
 from typing import Any
 
+from boxedin.ai.context import Position
+from boxedin.ai.turn import take_turn
 from boxedin.engine.game import Game
 from boxedin.engine.rules import MODES
-
-from .context import Position
-from .turn import take_turn
 
 
 def classic_positions(open_lines: range, games: int) -> dict[int, list[Position]]:
@@ -43,8 +42,8 @@ def _seconds(solve: Any) -> float:
 
 def bench_exact(games: int, baseline_up_to: int) -> list[dict[str, Any]]:
     # Imported here: ``boxedin ai turn`` must work without the compiled solver.
-    from ._dice_search import DiceSearch
-    from .solver import dice_table
+    from boxedin.ai._dice_search import DiceSearch
+    from boxedin.ai.solver import dice_table
 
     rules = MODES["classic"].rules
     rows = []

@@ -7,9 +7,9 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from .engine.actions import GameError, edge_from_json
-from .engine.game import Game
-from .engine.rules import MODES, Overlap, RulesError, mode_by_id
+from boxedin.engine.actions import GameError, edge_from_json
+from boxedin.engine.game import Game
+from boxedin.engine.rules import MODES, Overlap, RulesError, mode_by_id
 
 HELP = """Commands:
   h ROW COL / v ROW COL   draw an edge (h: across from dot ROW,COL; v: down from it)

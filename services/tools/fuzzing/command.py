@@ -1,5 +1,5 @@
-"""`boxedin fuzz`: fuzzes a running gateway with the frames of fuzzing.py and prints what came back
-(the suite's tests/services/test_fuzz_frames.py runs the same, smaller). Needs hypothesis, a
+"""`boxedin fuzz`: fuzzes a running gateway with the frames of draws.py and prints what came back
+(the suite's tests/tools/test_fuzzing.py runs the same, smaller). Needs hypothesis, a
 development dependency: pip install -e '.[dev]'."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from . import fuzzing
+        from . import run as fuzzing
     except ImportError as exc:  # hypothesis is a development dependency
         print(f"boxedin fuzz needs the development dependencies (pip install -e '.[dev]'): {exc}", file=sys.stderr)
         return 2

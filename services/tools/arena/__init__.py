@@ -1,0 +1,1 @@
+"""The arena: `boxedin match` plays two levels against each other, reference players included."""

@@ -1,0 +1,1 @@
+"""`boxedin fuzz`: random and malformed frames against a gateway, checked against the protocol."""

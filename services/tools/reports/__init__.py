@@ -1,0 +1,1 @@
+"""Reports that measure the stored and sent sizes: Redis memory per game, update frame bytes."""
