@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "load": "boxedin.loadtest",
     "stats": "boxedin.stats.bench",
     "fuzz": "boxedin.gateway.fuzz",
+    "smoke": "boxedin.gateway.smoke",
     "memory": "boxedin.memory_report",
     "updates": "boxedin.engine.service.update_sizes",
     "lan": "boxedin.lan.command",
