@@ -143,6 +143,17 @@ def _throttle(request: Request) -> LoginThrottle:
     return throttle
 
 
+def _over_https(request: Request) -> bool:
+    """Did the browser come over https, to this process or to a proxy in front of it? The
+    cookie is then Secure. A proxy's X-Forwarded-Proto (or Forwarded: proto=) is believed here
+    whoever sent it: a client that claims https when it is not only loses its own cookie."""
+    if request.url.scheme == "https":
+        return True
+    forwarded_proto = request.headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
+    forwarded = request.headers.get("forwarded", "").split(",")[0].lower().replace(" ", "")
+    return forwarded_proto == "https" or "proto=https" in forwarded.split(";")
+
+
 def _address(request: Request) -> str:
     return request.client.host if request.client is not None else ""
 
@@ -220,12 +231,12 @@ async def figures(request: Request) -> Response:
         }
     except grpc.RpcError as exc:
         games = {"error": f"the engine did not answer ({exc.code().name})"}
-    figures = {
+    body = {
         "players_online": await state.presence.players_online(),
         "connections_here": int(WEBSOCKETS._value.get()),
         **games,
     }
-    return JSONResponse(figures, headers=NO_STORE)
+    return JSONResponse(body, headers=NO_STORE)
 
 
 @router.get("/ops", response_class=HTMLResponse)
@@ -272,7 +283,7 @@ async def login(request: Request) -> Response:
         path="/ops",
         httponly=True,
         samesite="strict",
-        secure=request.url.scheme == "https",
+        secure=_over_https(request),
     )
     return response
 
@@ -280,7 +291,7 @@ async def login(request: Request) -> Response:
 @router.post("/ops/logout")
 async def logout(request: Request) -> Response:
     response = RedirectResponse("/ops", 303, headers=NO_STORE)
-    response.delete_cookie(COOKIE, path="/ops", httponly=True, samesite="strict", secure=request.url.scheme == "https")
+    response.delete_cookie(COOKIE, path="/ops", httponly=True, samesite="strict", secure=_over_https(request))
     return response
 
 

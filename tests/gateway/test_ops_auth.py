@@ -60,6 +60,10 @@ def test_the_right_token_sets_a_signed_http_only_strict_cookie_not_the_token() -
 def test_over_https_the_cookie_is_secure() -> None:
     _, cookie = sign_in(client("https://testserver"))
     assert "secure" in [part.strip().lower() for part in cookie.split(";")]
+    # Behind a proxy that ends TLS (an Ingress), as the proxy says.
+    for header in ({"X-Forwarded-Proto": "https"}, {"Forwarded": "for=192.0.2.1;proto=https"}):
+        reply = client().post("/ops/login", data={"token": TOKEN}, headers=header)
+        assert "secure" in [part.strip().lower() for part in reply.headers["set-cookie"].split(";")], header
 
 
 def test_a_forged_or_expired_or_other_tokens_cookie_is_refused() -> None:
