@@ -89,6 +89,8 @@ def create_app(config: Settings | None = None) -> FastAPI:
     app = FastAPI(title="Boxed In gateway", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.config = config
     app.include_router(ops.router)
+    # /ops?token=... is refused, and its value blanked out of the access log.
+    app.add_middleware(ops.TokenNotInUrl)
     app.add_middleware(KeepTransport)
 
     @app.websocket("/ws")

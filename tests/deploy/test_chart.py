@@ -101,6 +101,8 @@ def test_chart_loads_with_its_schema(chart: helm.Chart) -> None:
         ({"redis": {"internal": {"maxmemoryPercent": 100}}}, "at '/redis/internal/maxmemoryPercent': maximum"),
         ({"services": {"engine": {"resources": {"requests": {"cpu": "lots"}}}}}, "requests/cpu'"),
         ({"replicaCount": 3}, "additional properties 'replicaCount' not allowed"),
+        ({"tests": {"timeoutSeconds": 0}}, "at '/tests/timeoutSeconds': minimum"),
+        ({"tests": {"enable": False}}, "at '/tests': additional properties 'enable' not allowed"),
         # It ends up inside a quoted YAML string, before "#ANCHOR".
         ({"monitoring": {"runbookBaseUrl": 'https://x/"a'}}, "at '/monitoring/runbookBaseUrl'"),
         ({"monitoring": {"runbookBaseUrl": "https://x/runbooks.md#top"}}, "at '/monitoring/runbookBaseUrl'"),
@@ -877,9 +879,10 @@ def test_network_policies_let_in_only_what_each_pod_serves(chart: helm.Chart, re
         assert policy["spec"]["policyTypes"] == ["Ingress"]
         rules = {rule["ports"][0]["port"]: rule.get("from") for rule in policy["spec"]["ingress"]}
         if kind == "gateway":
-            # The only pod open to the world (or to networkPolicy.gatewayFrom); its metrics only
-            # to Prometheus.
-            assert rules == {"http": gateway_from or None, "metrics": metrics_from}
+            # The only pod open to the world (or to networkPolicy.gatewayFrom, and then also to
+            # the `helm test` pod); its metrics only to Prometheus.
+            http_from = gateway_from + [TEST_POD_PEER] if gateway_from and values["tests"]["enabled"] else None
+            assert rules == {"http": http_from, "metrics": metrics_from}
         elif kind in GRPC_KINDS and not CALLERS[kind]:
             assert rules == {"metrics": metrics_from}  # nobody may call it
         elif kind in GRPC_KINDS:
@@ -903,3 +906,77 @@ def test_network_policies_let_in_only_what_each_pod_serves(chart: helm.Chart, re
     # Every service's pods carry the label Redis lets in.
     for deployment in rendered.of("Deployment"):
         assert pod_labels(deployment)["boxedin/redis-client"] == "true"
+
+
+# --- helm test ---------------------------------------------------------------------------------
+
+# The peer the gateway's NetworkPolicy lets in for the `helm test` pod.
+TEST_POD_PEER = {
+    "podSelector": {"matchLabels": {"app.kubernetes.io/instance": RELEASE, "app.kubernetes.io/component": "test"}}
+}
+
+
+def test_helm_test_pod_plays_a_game_through_the_gateway_service(chart: helm.Chart, rendered: Rendered) -> None:
+    values = chart.merge_values(rendered.values)
+    (pod,) = rendered.of("Pod")
+    assert pod["metadata"]["name"] == f"{FULLNAME}-test-play"
+    annotations = pod["metadata"]["annotations"]
+    assert annotations["helm.sh/hook"] == "test"
+    # Kept for `kubectl logs` when it fails; replaced by the next `helm test`.
+    assert annotations["helm.sh/hook-delete-policy"] == "before-hook-creation,hook-succeeded"
+    spec = pod["spec"]
+    assert spec["restartPolicy"] == "Never"
+    assert 0 < spec["activeDeadlineSeconds"] <= 600
+    (box,) = spec["containers"]
+    gateway_service = rendered.get("Service", f"{FULLNAME}-gateway")
+    (http,) = [port for port in gateway_service["spec"]["ports"] if port["name"] == "http"]
+    # Through the entrypoint's `boxedin COMMAND`, to the gateway's public Service, as players come.
+    assert box["args"][:4] == ["boxedin", "smoke", "--url", f"http://{FULLNAME}-gateway:{http['port']}"]
+    assert box["args"][4:] == ["--timeout", str(values["tests"]["timeoutSeconds"])]
+    assert box["image"] == container(rendered.deployments()["gateway"])["image"]
+    # As unprivileged as every other pod of the chart.
+    assert spec["securityContext"]["runAsNonRoot"] is True and spec["automountServiceAccountToken"] is False
+    assert spec["enableServiceLinks"] is False
+    context = box["securityContext"]
+    assert context["readOnlyRootFilesystem"] is True and context["allowPrivilegeEscalation"] is False
+    assert context["capabilities"]["drop"] == ["ALL"]
+    assert {"cpu", "memory"} <= set(box["resources"]["requests"]) and "memory" in box["resources"]["limits"]
+    volumes = {volume["name"]: volume for volume in spec["volumes"]}
+    assert "emptyDir" in volumes[{m["mountPath"]: m["name"] for m in box["volumeMounts"]}["/tmp"]]
+    # The gateway's NetworkPolicy lets it in: no policy (anyone), or its peer among gatewayFrom.
+    gateway_policy = (
+        rendered.get("NetworkPolicy", f"{FULLNAME}-gateway") if values["networkPolicy"]["enabled"] else None
+    )
+    if gateway_policy is not None:
+        (http_rule,) = [rule for rule in gateway_policy["spec"]["ingress"] if rule["ports"][0]["port"] == "http"]
+        peers = http_rule.get("from")
+        assert peers is None or any(
+            selects(peer.get("podSelector", {}).get("matchLabels"), pod["metadata"]["labels"])
+            and "namespaceSelector" not in peer
+            for peer in peers
+        )
+    # ... and it is not one of the pods the Services or the PodDisruptionBudgets select.
+    for selecting in rendered.of("Service") + rendered.of("PodDisruptionBudget"):
+        selector = selecting["spec"].get("selector") or {}
+        assert not selects(selector.get("matchLabels", selector), pod["metadata"]["labels"]), selecting["metadata"]
+
+
+def test_helm_test_pod_is_reachable_when_gateway_from_narrows_the_gateway(chart: helm.Chart) -> None:
+    narrowed = render(chart, {"networkPolicy": {"gatewayFrom": [{"ipBlock": {"cidr": "10.0.0.0/8"}}]}})
+    policy = narrowed.get("NetworkPolicy", f"{FULLNAME}-gateway")
+    (http_rule,) = [rule for rule in policy["spec"]["ingress"] if rule["ports"][0]["port"] == "http"]
+    assert http_rule["from"] == [{"ipBlock": {"cidr": "10.0.0.0/8"}}, TEST_POD_PEER]
+    for obj in narrowed.objects:
+        if obj["kind"] in ("Pod", "NetworkPolicy"):
+            kubernetes_validate.validate(obj, KUBERNETES_VERSIONS[-1], strict=True)
+
+
+def test_helm_test_pod_can_be_switched_off(chart: helm.Chart) -> None:
+    off = render(
+        chart, {"tests": {"enabled": False}, "networkPolicy": {"gatewayFrom": [{"ipBlock": {"cidr": "10.0.0.0/8"}}]}}
+    )
+    assert off.of("Pod") == []
+    policy = off.get("NetworkPolicy", f"{FULLNAME}-gateway")
+    (http_rule,) = [rule for rule in policy["spec"]["ingress"] if rule["ports"][0]["port"] == "http"]
+    assert http_rule["from"] == [{"ipBlock": {"cidr": "10.0.0.0/8"}}]
+    assert "helm test" not in off.notes

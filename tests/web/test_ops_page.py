@@ -1,6 +1,8 @@
 """The operator's page /ops: the live presence and games figures behind a token, shown while
-`boxedin load` plays games; refused without the token; and a gateway in production mode that
-has no token refuses to start."""
+`boxedin load` plays games to an operator who signed in through the form; a wrong token refused
+in the form; the token never taken in the URL (nor written to the gateway's log); and a gateway
+in production mode that has no token refuses to start. The HTTP details (cookie flags, forged
+cookies, the header, the limit on wrong tokens) are in tests/gateway/test_ops_auth.py."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from playwright.sync_api import expect
@@ -16,14 +19,15 @@ from playwright.sync_api import expect
 from boxedin.supervisor.launcher import Stack
 from boxedin.tools.load.loadtest import run_load
 
-from stacks import make_stack
-from webtools import DESKTOP
+from stacks import OUTPUT, make_stack
+from webtools import DESKTOP, PHONE
 from wsclient import Browser
 
 # Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
 pytestmark = pytest.mark.stack
 
 TOKEN = "ops-token-for-the-tests-0123456789"
+LOGS = OUTPUT / "logs"
 
 
 @pytest.fixture(scope="module")
@@ -47,13 +51,48 @@ def status_of(url: str, headers: dict[str, str] | None = None) -> int:
 def test_the_ops_page_is_refused_without_its_token(ops_stack: Stack) -> None:
     base = ops_stack.url()
     assert status_of(base + "/ops") == 401
-    assert status_of(base + "/ops?token=wrong") == 401
     assert status_of(base + "/ops/figures", {"Authorization": "Bearer wrong"}) == 401
-    assert status_of(base + f"/ops?token={TOKEN}") == 200
     assert status_of(base + "/ops/figures", {"Authorization": f"Bearer {TOKEN}"}) == 200
+    assert status_of(base + "/ops", {"Authorization": f"Bearer {TOKEN}"}) == 200
+    # Never in the URL, not even the right one: refused, and kept out of the gateway's log.
+    assert status_of(base + "/ops?token=wrong") == 400
+    assert status_of(base + f"/ops?token={TOKEN}") == 400
+    assert status_of(base + f"/ops/figures?token={TOKEN}") == 400
+    log = (LOGS / "ops" / "gateway.log").read_text()
+    assert "/ops?token=[removed]" in log  # the access log has the line, without the value
+    assert TOKEN not in log
 
 
-def test_the_ops_page_shows_players_and_games_during_load(ops_stack: Stack, browser, shot) -> None:
+def open_ops(browser: Any, base: str, size: dict[str, int]) -> Any:
+    ctx = browser.new_context(viewport=size, device_scale_factor=1)
+    page = ctx.new_page()
+    page.goto(base + "/ops")
+    return page
+
+
+def sign_in(page: Any, token: str) -> None:
+    page.get_by_label("Ops token").fill(token)
+    page.get_by_role("button", name="Sign in").click()
+
+
+def test_a_wrong_token_in_the_form_is_refused(ops_stack: Stack, browser: Any, shot: Any) -> None:
+    for size, label in ((DESKTOP, "desktop"), (PHONE, "phone")):
+        page = open_ops(browser, ops_stack.url(), size)
+        expect(page.get_by_label("Ops token")).to_be_visible()
+        assert page.get_by_label("Ops token").get_attribute("type") == "password"
+        shot(page, f"form-{label}")
+        with page.expect_response(lambda r: r.url.endswith("/ops/login")) as answer:
+            sign_in(page, "not-the-token")
+        assert answer.value.status == 401
+        expect(page.get_by_role("alert")).to_contain_text("not the ops token")
+        expect(page.get_by_label("Ops token")).to_be_visible()
+        assert page.context.cookies() == []
+        assert "token" not in page.url
+        shot(page, f"refused-{label}")
+        page.context.close()
+
+
+def test_the_ops_page_shows_players_and_games_during_load(ops_stack: Stack, browser: Any, shot: Any) -> None:
     # Two players stay connected with a game each, while the load plays games alongside.
     players = [Browser(ops_stack.url()) for _ in range(2)]
     load = threading.Thread(
@@ -64,9 +103,13 @@ def test_the_ops_page_shows_players_and_games_during_load(ops_stack: Stack, brow
             player.hello()
             player.new_game(mode="strategic", opponent="local")
         load.start()
-        ctx = browser.new_context(viewport=DESKTOP)
-        page = ctx.new_page()
-        page.goto(ops_stack.url() + f"/ops?token={TOKEN}")
+        page = open_ops(browser, ops_stack.url(), DESKTOP)
+        sign_in(page, TOKEN)
+        page.wait_for_url("**/ops")
+        assert "token" not in page.url
+        (cookie,) = page.context.cookies()
+        assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["path"] == "/ops"
+        assert TOKEN not in cookie["value"]
         expect(page.locator("#players")).not_to_have_text("–")
         page.wait_for_function("() => Number(document.getElementById('players').textContent) >= 2", timeout=15000)
         # The engine works the games-now figures out every 5 s and the page reads them every
@@ -75,7 +118,14 @@ def test_the_ops_page_shows_players_and_games_during_load(ops_stack: Stack, brow
         page.wait_for_function("() => document.querySelectorAll('#flow tbody tr').length >= 2", timeout=15000)
         expect(page.locator("#updated")).to_contain_text("Updated")
         shot(page, "during-load")
-        ctx.close()
+        page.set_viewport_size(PHONE)
+        shot(page, "during-load-phone")
+        # Signing out brings the form back, and the figures are refused again.
+        page.get_by_role("button", name="Sign out").click()
+        expect(page.get_by_label("Ops token")).to_be_visible()
+        assert page.context.cookies() == []
+        assert page.request.get(ops_stack.url() + "/ops/figures").status == 401
+        page.context.close()
     finally:
         load.join(120)
         for player in players:
