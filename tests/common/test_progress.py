@@ -10,9 +10,11 @@ import asyncio
 from pathlib import Path
 
 import pytest
+import redis.asyncio as aioredis
 from grpc_health.v1 import health, health_pb2
 from pydantic import ValidationError
 
+from boxedin.ai.service.turns import TurnPlayer
 from boxedin.common import progress
 from boxedin.common.background import Background
 from boxedin.common.metrics import REDIS_UP
@@ -222,3 +224,28 @@ def test_the_grpc_health_follows_the_watch(tmp_path: Path) -> None:
         await asyncio.gather(running, following, return_exceptions=True)
 
     asyncio.run(scenario())
+
+
+def test_an_ai_reader_waiting_for_room_goes_round() -> None:
+    """Every slot playing a turn is busy, not stalled: the reader waiting for room reports rounds
+    (its readiness holds), and takes the room once a turn ends."""
+
+    async def scenario() -> None:
+        config = Settings(ai_concurrent_turns=1)
+        player = TurnPlayer(config, aioredis.Redis(), None, None)  # type: ignore[arg-type]
+        stream = config.keys().work_streams()[0]
+        await player._capacity.acquire()  # the one slot plays a turn
+        waiting = asyncio.create_task(player._room(stream))
+        name = f"ai.turns:{stream}"
+        while name not in progress.WATCH.loops:
+            await asyncio.sleep(0.05)
+        first = progress.WATCH.loops[name].last
+        while progress.WATCH.loops[name].last == first:
+            await asyncio.sleep(0.05)
+        assert not waiting.done()
+        player._capacity.release()
+        await asyncio.wait_for(waiting, 1)
+        await player.stop()
+        assert name not in progress.WATCH.loops
+
+    asyncio.run(asyncio.wait_for(scenario(), 10))
