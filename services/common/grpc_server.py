@@ -14,9 +14,12 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from prometheus_client import start_http_server
 
+from . import progress
+from .cancelling import stop_task
 from .gc_pauses import settle_gc
 from .metrics import RPC_LATENCY
 from .service_auth import CallerCheck
+from .settings import settings
 
 log = logging.getLogger("boxedin.grpc")
 
@@ -121,8 +124,12 @@ async def serve(
         if on_stop is not None:
             await on_stop()
         raise
+    # Readiness ("" and the service's name) and liveness follow the loops the service owns.
+    progress.WATCH.configure(settings())
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    await health_servicer.set(progress.LIVENESS, health_pb2.HealthCheckResponse.SERVING)
+    following = asyncio.create_task(progress.follow(health_servicer, ["", name]))
     log.info("serving", extra={"address": address, "metrics_port": metrics_port})
 
     stopping = asyncio.Event()
@@ -131,6 +138,7 @@ async def serve(
         loop.add_signal_handler(sig, stopping.set)
     await stopping.wait()
     log.info("stopping", extra={"grace_seconds": grace})
+    await stop_task(following)
     await health_servicer.enter_graceful_shutdown()
     await server.stop(grace)
     if on_stop is not None:

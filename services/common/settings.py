@@ -134,6 +134,20 @@ class Settings(BaseSettings):
     # empty: /ops is off. In production the gateway refuses to start without one.
     ops_token: str = ""
     production: bool = False
+
+    # Health that follows the work (boxedin.common.progress): a loop a service owns that has not
+    # gone round for max(health_stall_min_seconds, health_stall_factor × its interval) makes the
+    # service not ready; health_liveness_factor times longer, not alive (it is restarted).
+    health_stall_factor: float = Field(default=5.0, gt=0)
+    health_stall_min_seconds: float = Field(default=10.0, gt=0)
+    health_liveness_factor: float = Field(default=6.0, ge=1)
+    # Redis out of reach for no longer than this keeps a service ready (a blip: clients say
+    # "reconnecting"); longer, it is taken out of its Service until Redis is back.
+    redis_blip_seconds: float = Field(default=10.0, ge=0)
+    # Test-only controls, refused in production: while the file test_freeze_file exists and names
+    # a loop (one name a line), that loop's rounds block (boxedin.common.progress).
+    test_controls: bool = False
+    test_freeze_file: str = ""
     # The services take calls only from each other: each call carries its service's name and an
     # HMAC of it under this shared secret (from a Kubernetes Secret; boxedin.common.service_auth).
     # Every service refuses to start without one; `boxedin up` makes one for its run.
@@ -147,6 +161,12 @@ class Settings(BaseSettings):
                 f"send_queue_frames ({self.send_queue_frames}) must be more than updates_kept ({self.updates_kept}): "
                 "a reconnect's catch-up queues that many frames at once"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _no_test_controls_in_production(self) -> Settings:
+        if self.production and (self.test_controls or self.test_freeze_file):
+            raise ValueError("BOXEDIN_TEST_CONTROLS and BOXEDIN_TEST_FREEZE_FILE are for tests: refused in production")
         return self
 
     @property

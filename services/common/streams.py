@@ -17,6 +17,8 @@ from typing import Any, cast
 import redis.asyncio as redis
 
 from .cancelling import cancel_and_wait
+from .metrics import REDIS_UP
+from .progress import WATCH, Loop
 
 log = logging.getLogger("boxedin.streams")
 # decode_responses is off: ids and fields are bytes (RESP2 shapes).
@@ -28,10 +30,14 @@ BLOCK_MS = 2000
 
 
 class GroupReader:
-    def __init__(self, client: redis.Redis, group: str, what: str) -> None:
+    def __init__(self, client: redis.Redis, group: str, what: str, loop: str = "") -> None:
         self.redis = client
         self.group = group
         self.what = what  # for the logs: "computer turns", "finished games"
+        # The readers' loops, one a stream, under this name in the process's health
+        # (boxedin.common.progress): "ai.turns", "stats.counter".
+        self.loop = loop or f"{group}.reader"
+        self._progress: dict[str, Loop] = {}
         self.consumer = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -42,6 +48,19 @@ class GroupReader:
 
     async def stop(self) -> None:
         await cancel_and_wait(list(self._tasks))
+        for progress in self._progress.values():
+            WATCH.forget(progress.name)
+        self._progress.clear()
+
+    async def round(self, stream: str) -> None:
+        """A round of this stream's reader, for the process's health; blocks while a test
+        freezes the readers. ``read`` reports it; a reader that waits on something else before
+        reading (its capacity) reports it too, so that waiting counts as going round."""
+        progress = self._progress.get(stream)
+        if progress is None:
+            # A read blocks BLOCK_MS, and one that failed waits 1 s more.
+            progress = self._progress[stream] = WATCH.loop(f"{self.loop}:{stream}", BLOCK_MS / 1000 + 1, self.loop)
+        await progress.round()
 
     async def ensure_group(self, stream: str) -> None:
         """The group on the stream, reading from its start (entries written before it count)."""
@@ -54,17 +73,20 @@ class GroupReader:
     async def read(self, stream: str, count: int) -> list[Entry]:
         """New entries of the stream for this consumer (none after ``BLOCK_MS``, or after a
         failure that was logged and waited out)."""
+        await self.round(stream)
         try:
             reply = cast(
                 "_ReadReply | None",
                 await self.redis.xreadgroup(self.group, self.consumer, {stream: ">"}, count=count, block=BLOCK_MS),
             )
+            REDIS_UP.set(1)
         except redis.ResponseError as exc:
             if "NOGROUP" in str(exc):  # the stream was deleted: make it and the group again
                 await self.ensure_group(stream)
                 return []
             log.warning(f"reading {self.what} failed", extra={"stream": stream, "error": str(exc)})
         except (redis.ConnectionError, redis.TimeoutError) as exc:
+            REDIS_UP.set(0)
             log.warning(f"reading {self.what} failed", extra={"stream": stream, "error": str(exc)})
         else:
             return [entry for _, entries in reply or () for entry in entries]

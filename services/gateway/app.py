@@ -3,6 +3,7 @@ built web client at /."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import uuid
 from collections.abc import AsyncIterator
@@ -17,6 +18,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from boxedin.common import grpc_client
 from boxedin.common.metrics import WEBSOCKETS
+from boxedin.common.progress import LIVENESS, WATCH
 from boxedin.common.redis_client import connect
 from boxedin.common.service_auth import check_secret
 from boxedin.common.settings import Settings, settings
@@ -43,6 +45,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
     if config.production and not config.ops_token:
         raise RuntimeError("in production the gateway needs BOXEDIN_OPS_TOKEN (the operator's page token)")
     limits = GatewayLimits.of(config)
+    WATCH.configure(config)  # the update listener's stall and the Redis blip (/readyz)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -123,29 +126,40 @@ def create_app(config: Settings | None = None) -> FastAPI:
         return {"url": config.lan_url or None}
 
     @app.get("/healthz")
-    async def healthz() -> dict[str, str]:
-        """Liveness: the gateway itself answers."""
-        return {"status": "ok"}
+    async def healthz() -> JSONResponse:
+        """Liveness: the gateway's event loop answers, and its update listener is not stuck
+        (stalled far longer than readiness allows: boxedin.common.progress). Redis never
+        fails it."""
+        _, stuck = WATCH.stalls()
+        if stuck:
+            return JSONResponse({"status": "stuck", "stuck": stuck}, status_code=503)
+        return JSONResponse({"status": "ok"})
 
     @app.get("/readyz")
     async def readyz(request: Request) -> JSONResponse:
-        """Readiness: Redis and the engine service answer."""
+        """Readiness: the update listener goes round, Redis answers (an outage no longer than
+        redis_blip_seconds is a blip: "reconnecting", still ready), and an engine answers (its
+        liveness: an engine replica that is not ready itself is out of the engines' Service, and
+        must not take every gateway out of theirs)."""
         checks: dict[str, Any] = {}
+        error = ""
         try:
-            await request.app.state.redis.ping()
-            checks["redis"] = "ok"
-        except redis.RedisError as exc:
-            checks["redis"] = f"down: {exc}"
+            await asyncio.wait_for(request.app.state.redis.ping(), 2)
+        except (redis.RedisError, TimeoutError) as exc:
+            error = str(exc) or type(exc).__name__
+        health = WATCH.health(redis_ok=not error)
+        checks["redis"] = health.redis if health.redis != "down" else f"down: {error}"
         try:
             # typeshed's HealthStub declares no methods: grpc's generated __init__ sets them.
             check: grpc.aio.UnaryUnaryMultiCallable[health_pb2.HealthCheckRequest, health_pb2.HealthCheckResponse] = (
                 health_pb2_grpc.HealthStub(request.app.state.engine_channel).Check  # type: ignore[attr-defined]
             )
-            reply = await check(health_pb2.HealthCheckRequest(service=""), timeout=2)
+            reply = await check(health_pb2.HealthCheckRequest(service=LIVENESS), timeout=2)
             checks["engine"] = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status).lower()
         except grpc.RpcError as exc:
             checks["engine"] = f"down: {exc.code().name}"
-        ready = checks["redis"] == "ok" and checks["engine"] == "serving"
+        checks["updates"] = "ok" if not health.stalled else "stalled"
+        ready = health.ready and checks["engine"] == "serving"
         return JSONResponse({"status": "ready" if ready else "not ready", **checks}, status_code=200 if ready else 503)
 
     dist = Path(config.web_dist)

@@ -19,6 +19,7 @@ from google.protobuf.message import DecodeError
 from boxedin.common.cancelling import stop_task
 from boxedin.common.keys import Keys
 from boxedin.common.metrics import REDIS_UP
+from boxedin.common.progress import WATCH
 from boxedin.v1 import common_pb2, matchmaker_pb2
 
 log = logging.getLogger("boxedin.gateway.hub")
@@ -58,6 +59,7 @@ class UpdateHub:
             telling.cancel()
         if self._task is not None:
             await stop_task(self._task)
+        WATCH.forget(f"gateway.updates:{self.own_channel}")
         await self.pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves PubSub.aclose unannotated
 
     async def follow(self, game_id: str, listener: Listener) -> None:
@@ -118,7 +120,10 @@ class UpdateHub:
         matches = self.keys.matches_channel().encode()
         own = self.own_channel.encode()
         subscribed = False
+        # A round a second (1 s more after a failure): the gateway's readiness follows it.
+        progress = WATCH.loop(f"gateway.updates:{self.own_channel}", 2.0, "gateway.updates")
         while True:
+            await progress.round()
             try:
                 message = await self.pubsub.get_message(timeout=1.0)
             except redis.RedisError:

@@ -30,7 +30,7 @@ class GameCounter(GroupReader):
     def __init__(
         self, client: redis.Redis, keys: Keys, store: StatsStore, claim_idle_seconds: float = 30.0, batch: int = 100
     ) -> None:
-        super().__init__(client, STATS_GROUP, "finished games")
+        super().__init__(client, STATS_GROUP, "finished games", "stats.counter")
         self.keys = keys
         self.store = store
         self.claim_idle_seconds = claim_idle_seconds

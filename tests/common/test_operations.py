@@ -40,11 +40,15 @@ def families(url: str) -> set[str]:
 def test_health_checks(live_stack: Stack) -> None:
     assert fetch(live_stack.url() + "/healthz") == (200, '{"status":"ok"}')
     status, body = fetch(live_stack.url() + "/readyz")
-    assert status == 200 and json.loads(body) == {"status": "ready", "redis": "ok", "engine": "serving"}
+    assert status == 200
+    assert json.loads(body) == {"status": "ready", "redis": "ok", "engine": "serving", "updates": "ok"}
     for port in (live_stack.engine_port, live_stack.ai_port):
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service=""), timeout=5)
-            assert reply.status == health_pb2.HealthCheckResponse.SERVING
+            # Readiness (""), and liveness under a name of its own (the chart's probes).
+            for service in ("", "boxedin.liveness"):
+                request = health_pb2.HealthCheckRequest(service=service)
+                reply = health_pb2_grpc.HealthStub(channel).Check(request, timeout=5)
+                assert reply.status == health_pb2.HealthCheckResponse.SERVING, service
 
 
 def test_every_service_serves_the_figures_an_operator_needs(live_stack: Stack) -> None:

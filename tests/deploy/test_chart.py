@@ -28,6 +28,7 @@ import yaml
 
 from boxedin.common import service_auth
 from boxedin.common.keys import celery_queue
+from boxedin.common.progress import LIVENESS
 
 from chart_render import (
     CALLERS,
@@ -326,13 +327,29 @@ def test_probes_fit_each_kind(rendered: Rendered) -> None:
         else:
             assert kind in GRPC_KINDS
             port = port_named(deployment, "grpc")
-            for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
-                assert box[probe]["grpc"] == {"port": port}, (kind, probe)
+            # Liveness and readiness are separate checks of the gRPC health service: readiness
+            # the overall service "" (a stalled loop, Redis away beyond the blip), liveness
+            # boxedin.liveness (the process is stuck: restart it). Startup waits for liveness.
+            assert box["readinessProbe"]["grpc"] == {"port": port, "service": ""}, kind
+            for probe in ("startupProbe", "livenessProbe"):
+                assert box[probe]["grpc"] == {"port": port, "service": LIVENESS}, (kind, probe)
             # Listens on every interface of its pod, on the port the probes and the Service use.
             assert env[f"BOXEDIN_{kind.upper()}_ADDRESS"] == f"0.0.0.0:{port}"
         # Every kind, the gateway too, serves /metrics on a port of its own.
         assert port_named(deployment, "metrics") == int(settings[f"BOXEDIN_{kind.upper()}_METRICS_PORT"])
     assert settings["BOXEDIN_METRICS_HOST"] == "0.0.0.0"
+
+
+def test_health_follows_the_work_with_the_test_controls_off(rendered: Rendered) -> None:
+    """The settings of boxedin.common.progress reach every pod; the test-only freeze never does."""
+    settings = rendered.settings()
+    assert settings["BOXEDIN_TEST_CONTROLS"] == "false" and settings["BOXEDIN_TEST_FREEZE_FILE"] == ""
+    assert float(settings["BOXEDIN_REDIS_BLIP_SECONDS"]) == 10
+    assert float(settings["BOXEDIN_HEALTH_LIVENESS_FACTOR"]) > 1  # stuck is far beyond not ready
+    for name in ("BOXEDIN_HEALTH_STALL_FACTOR", "BOXEDIN_HEALTH_STALL_MIN_SECONDS"):
+        assert float(settings[name]) > 0, name
+    for kind, deployment in rendered.deployments().items():
+        assert not {"BOXEDIN_TEST_CONTROLS", "BOXEDIN_TEST_FREEZE_FILE"} & set(env_of(deployment)), kind
 
 
 def test_termination_leaves_time_to_drain(rendered: Rendered) -> None:

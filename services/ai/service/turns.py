@@ -33,7 +33,7 @@ from boxedin.common.metrics import (
 )
 from boxedin.common.reasons import refusal_of
 from boxedin.common.settings import Settings
-from boxedin.common.streams import GroupReader
+from boxedin.common.streams import BLOCK_MS, GroupReader
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 
 from .thinking import Thinker
@@ -75,7 +75,7 @@ class TurnPlayer(GroupReader):
     def __init__(
         self, config: Settings, client: redis.Redis, engine: engine_pb2_grpc.EngineAsyncStub, thinker: Thinker
     ) -> None:
-        super().__init__(client, AI_GROUP, "computer turns")
+        super().__init__(client, AI_GROUP, "computer turns", "ai.turns")
         self.config = config
         self.keys: Keys = config.keys()
         self.engine = engine
@@ -100,7 +100,7 @@ class TurnPlayer(GroupReader):
     async def _read(self, stream: str) -> None:
         """New turns of one partition, as they are written."""
         while True:
-            await self._capacity.acquire()
+            await self._room(stream)
             handed_on = False
             try:
                 for entry_id, fields in await self.read(stream, 1):
@@ -110,6 +110,16 @@ class TurnPlayer(GroupReader):
             finally:
                 if not handed_on:
                     self._capacity.release()
+
+    async def _room(self, stream: str) -> None:
+        """Room for one more turn. Waiting for it (every slot playing a turn) is no stall: it
+        counts as the reader going round (boxedin.common.progress)."""
+        while True:
+            try:
+                await asyncio.wait_for(self._capacity.acquire(), BLOCK_MS / 1000)
+                return
+            except TimeoutError:
+                await self.round(stream)
 
     async def _reclaim(self) -> None:
         """Turns whose replica died: pending and untouched for longer than the claim idle."""

@@ -35,6 +35,7 @@ class DeadlineLoop(Background):
 
     async def _run(self) -> None:
         while True:
+            await self.round("engine.deadlines", max(self.poll_seconds, 1.0))  # health follows it
             try:
                 due = await self.service.store.claim_due(time.time(), self.lease_seconds)
             except redis.RedisError as exc:
