@@ -109,7 +109,7 @@ def _online_view(game: Game, seq: int) -> dict[str, Any] | None:
 def _check_state(state: dict[str, Any], action: dict[str, Any] | None) -> None:
     """The state frame carrying the state validates, and its JSON is exactly the engine's: no
     field added, none dropped, null kept null; so does an update after ``action`` that sets it
-    all (an update carries only what changed: tests/services/test_update_changes.py)."""
+    all (an update carries only what changed: tests/engine/service/test_update_changes.py)."""
     text = json.dumps({"type": "state", "seq": state["seq"], "game": state})
     model = server_frame(text)
     assert isinstance(model, State) and isinstance(model.game, GameState)
