@@ -3,7 +3,7 @@ import { applyChanges } from "../../src/network/delta";
 import type { EdgePreview, GameState, StateChanges } from "../../src/network/types";
 import { makeGame } from "../fixtures";
 
-// Games the engine played (tests/services/test_update_changes.py writes them and runs this file
+// Games the engine played (tests/engine/service/test_update_changes.py writes them and runs this file
 // with BOXEDIN_DELTA_GAMES naming the file): each game's first state, its update frames, and
 // for every update the SHA-256 of the whole state the engine computed for the same seq.
 declare const process: { env: Record<string, string | undefined> };
