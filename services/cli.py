@@ -25,16 +25,21 @@ COMMANDS: dict[str, str] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every sub-command, or of ``command`` alone when it names one: a command then
+    imports only the module it runs (`boxedin replay` starts without the load test, the web
+    server and the AI), and parses exactly as it would among all the others."""
     parser = argparse.ArgumentParser(prog="boxedin", description="Boxed In: Dots and Boxes.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in dict.fromkeys(COMMANDS.values()):
+    modules = [COMMANDS[command]] if command in COMMANDS else dict.fromkeys(COMMANDS.values())
+    for module in modules:
         importlib.import_module(module).register(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(argv[0] if argv else None).parse_args(argv)
     return int(args.handler(args) or 0)
 
 
