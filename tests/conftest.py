@@ -29,6 +29,21 @@ from stacks import make_stack  # noqa: E402
 STACK_FIXTURES = frozenset({"redis_url", "live_stack", "live_gateway"})
 
 
+# Libraries that are pytest plugins have their asserts rewritten like tests' as pytest imports them;
+# hypothesis is one, and rewriting its hundred modules (no bytecode cache where
+# PYTHONDONTWRITEBYTECODE is set) is 1.5-2 s of every run for asserts that are its own, not ours.
+# Its pytest plugin still runs; only its modules are imported as they are.
+UNREWRITTEN_PLUGINS = ("hypothesis",)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    hook = getattr(config.pluginmanager, "rewrite_hook", None)
+    marked = getattr(hook, "_must_rewrite", None)  # pytest's set of names to rewrite; no API for it
+    if isinstance(marked, set):
+        marked.difference_update(UNREWRITTEN_PLUGINS)
+        getattr(hook, "_marked_for_rewrite_cache", {}).clear()
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if STACK_FIXTURES.intersection(getattr(item, "fixturenames", ())):
