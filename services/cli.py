@@ -35,19 +35,25 @@ COMMANDS: dict[str, str] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every sub-command, or of ``command`` alone when it names one: a command then
+    imports only the module it runs (`boxedin replay` starts without the load test, the web
+    server and the AI), and parses exactly as it would among all the others."""
     parser = argparse.ArgumentParser(prog="boxedin", description="Boxed In: Dots and Boxes.")
     subparsers: dict[str, Any] = {
         "": parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     }
-    for name, module in COMMANDS.items():
+    # A command names its own module and those that add to it (``ai`` and ``ai bench``...).
+    chosen = [name for name in COMMANDS if command in COMMANDS and name.split(" ")[0] == command]
+    for name in chosen or COMMANDS:
         parent = name.rpartition(" ")[0]
-        subparsers[name] = importlib.import_module(module).register(subparsers[parent])
+        subparsers[name] = importlib.import_module(COMMANDS[name]).register(subparsers[parent])
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(argv[0] if argv else None).parse_args(argv)
     return int(args.handler(args) or 0)
 
 

@@ -3,6 +3,8 @@ rule set): the properties the rule book's AI section promises."""
 
 from __future__ import annotations
 
+from functools import cache
+
 import pytest
 
 from boxedin.ai.easy import Easy
@@ -11,7 +13,7 @@ from boxedin.ai.measures import score_gain
 from boxedin.ai.normal import Normal
 from boxedin.ai.playout import margin, new_shorts
 from boxedin.ai.turn import take_turn
-from boxedin.engine.actions import Draw, EndTurn, Roll
+from boxedin.engine.actions import Action, Draw, EndTurn, Roll
 from boxedin.engine.game import Game
 
 from ai_helpers import context, new_game
@@ -26,14 +28,29 @@ DICE_CASES = [
 ]
 
 
-def play_out(game: Game, level: str, check, seed: str = "t") -> None:
-    """Plays the game to the end with ``level`` for both sides, calling ``check(game, actions)``
-    before each turn's actions are applied."""
+@cache
+def turns_played(mode: str, overlap: str | None, level: str, seed: str) -> tuple[tuple[Action, ...], ...]:
+    """The turns of a whole game of ``mode`` that ``level`` plays for both sides. A level's choices
+    follow its seed alone, so the game is played once, however many tests check it."""
+    game = new_game(mode, overlap)
+    turns = []
     while not game.over:
         actions = take_turn(game, level, seed=f"{seed}:{len(game.history)}", budget=0.02)
-        check(game, actions)
+        turns.append(tuple(actions))
         for action in actions:
             game.apply(action)
+    return tuple(turns)
+
+
+def play_out(mode: str, overlap: str | None, level: str, check, seed: str = "t") -> None:
+    """Plays a game of ``mode`` to the end with ``level`` for both sides, calling
+    ``check(game, actions)`` before each turn's actions are applied."""
+    game = new_game(mode, overlap)
+    for actions in turns_played(mode, overlap, level, seed):
+        check(game, list(actions))
+        for action in actions:
+            game.apply(action)
+    assert game.over
 
 
 def draws(game: Game, actions) -> list[int]:
@@ -55,7 +72,7 @@ def test_easy_uses_the_whole_roll_and_never_a_dead_edge_while_another_exists(mod
                 assert edge in live
             pos.draw(edge)
 
-    play_out(new_game(mode, overlap), "easy", check)
+    play_out(mode, overlap, "easy", check)
 
 
 @pytest.mark.parametrize(("mode", "overlap"), [*DICE_CASES, ("standard", None)])
@@ -79,7 +96,7 @@ def test_normal_takes_the_most_points_else_leaves_no_square_one_edge_short(mode,
                 assert shorts[edge] == min(shorts.values())
             pos.draw(edge)
 
-    play_out(new_game(mode, overlap), "normal", check)
+    play_out(mode, overlap, "normal", check)
 
 
 @pytest.mark.parametrize(("mode", "overlap"), DICE_CASES)
@@ -112,7 +129,7 @@ def test_hard_leaves_a_square_one_short_only_when_no_earlier_stop_without_one_is
             if shorts == 0:
                 assert turn_value(start, turn[:n], die) < whole - 1e-9, f"could have stopped after {n}"
 
-    play_out(new_game(mode, overlap), "hard", check)
+    play_out(mode, overlap, "hard", check)
 
 
 @pytest.mark.parametrize(("mode", "overlap"), DICE_CASES)
@@ -133,7 +150,7 @@ def test_hard_takes_a_square_one_edge_short_that_pays(mode, overlap):
         if edges_by_gain and max(edges_by_gain) > 0 and game.rules.overlap.id == "independent":
             assert margin(pos, me) > before
 
-    play_out(new_game(mode, overlap), "hard", check)
+    play_out(mode, overlap, "hard", check)
 
 
 def test_hard_in_standard_takes_every_box_then_safe_lines_then_the_cheapest_chain():
@@ -155,7 +172,7 @@ def test_hard_in_standard_takes_every_box_then_safe_lines_then_the_cheapest_chai
             pos.draw(edge)
 
     for seed in ("a", "b"):
-        play_out(new_game("standard"), "hard", check, seed)
+        play_out("standard", None, "hard", check, seed)
 
 
 @pytest.mark.parametrize("level", [Easy, Normal, Hard])
@@ -196,5 +213,5 @@ def test_hard_stops_its_dice_turn_where_the_balance_is_best(mode, overlap):
             assert stop_balance(replay, me, start, die) <= final + 1e-9
         checked += 1
 
-    play_out(new_game(mode, overlap), "hard", check)
+    play_out(mode, overlap, "hard", check)
     assert checked > 10

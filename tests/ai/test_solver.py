@@ -104,7 +104,7 @@ def _dice_key(pos: Position) -> bytes:
     # change what happens from here on (checked in test_state_layout_assumed_by_brute_force).
     state = pos.state_array()
     state[4] = state[5] = state[7] = 0
-    return bytes(state.tobytes())
+    return state.tobytes()
 
 
 def brute_dice(pos: Position, die: int, memo: dict[bytes, float] | None = None) -> float:
@@ -113,8 +113,9 @@ def brute_dice(pos: Position, die: int, memo: dict[bytes, float] | None = None) 
     if pos.over:
         return 0.0
     key = _dice_key(pos)
-    if key in memo:
-        return memo[key]
+    known = memo.get(key)
+    if known is not None:
+        return known
     me = pos.to_move
     if pos.phase == 0:
         total = 0.0
@@ -129,8 +130,8 @@ def brute_dice(pos: Position, die: int, memo: dict[bytes, float] | None = None) 
             pos.end_turn()
             options.append(-brute_dice(pos, die, memo))
             pos.undo()
+        before = pos.score(me) - pos.score(1 - me)  # each line is drawn from here and undone
         for e in pos.open_edge_list():
-            before = pos.score(me) - pos.score(1 - me)
             pos.draw(e)
             gain = pos.score(me) - pos.score(1 - me) - before
             if pos.over:

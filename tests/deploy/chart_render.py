@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,11 @@ def oldest_kubernetes() -> str:
 
 
 KUBERNETES_VERSIONS = (oldest_kubernetes(), kv_utils.latest_version())
+
+# kubernetes-validate reads and parses its schema files (a 1 MB _definitions.json among them) on
+# every validate(); the deploy tests validate some 200 objects, so each file is parsed once. The
+# files are the package's own and never change, and validating never changes a schema.
+kv_utils.schema_contents = cache(kv_utils.schema_contents)
 
 # A Redis Cluster installation with everything optional switched on: KEDA, the matchmaker, a
 # ServiceMonitor, the gateway on a LoadBalancer, Secrets made from values.
@@ -104,13 +110,23 @@ class Rendered:
         return {component(obj): obj for obj in self.of("Deployment")}
 
 
+# libyaml's parser where PyYAML has it: the same safe loading (PyYAML's own constructor and
+# resolver build the objects), parsed in C, for the rendered manifests are large (the dashboards).
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load_manifests(text: str) -> list[Any]:
+    """The documents of a rendered manifest file, as yaml.safe_load_all reads them."""
+    return list(yaml.load_all(text, Loader=LOADER))
+
+
 def render(chart: helm.Chart, values: dict[str, Any]) -> Rendered:
     manifests = chart.render(values=values, name=RELEASE, namespace=NAMESPACE)
     objects = [
         obj
         for path, text in sorted(manifests.items())
         if path.endswith((".yaml", ".yml"))
-        for obj in yaml.safe_load_all(text)
+        for obj in load_manifests(text)
         if obj
     ]
     notes = next((text for path, text in manifests.items() if path.endswith("NOTES.txt")), "")

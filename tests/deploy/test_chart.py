@@ -47,6 +47,7 @@ from chart_render import (
     component,
     container,
     env_of,
+    load_manifests,
     pod_labels,
     pod_spec,
     port_named,
@@ -839,11 +840,11 @@ def test_a_service_secret_the_chart_makes_is_random_and_in_the_pods_checksum(cha
     for _ in range(2):
         manifests = chart.render(values={}, name=RELEASE, namespace=NAMESPACE)
         secrets = manifests["boxedin/templates/secrets.yaml"]
-        (secret,) = [obj for obj in yaml.safe_load_all(secrets) if obj and obj["metadata"]["name"] == SERVICE_SECRET]
+        (secret,) = [obj for obj in load_manifests(secrets) if obj and obj["metadata"]["name"] == SERVICE_SECRET]
         made.append(secret_value(secret))
         assert re.fullmatch(r"[A-Za-z0-9]{48}", made[-1])
         # Chosen once per render: the pods' checksum is that of the Secret made.
-        deployments = [obj for obj in yaml.safe_load_all(manifests["boxedin/templates/services.yaml"])
+        deployments = [obj for obj in load_manifests(manifests["boxedin/templates/services.yaml"])
                        if obj and obj["kind"] == "Deployment"]  # fmt: skip
         for deployment in deployments:
             annotations = deployment["spec"]["template"]["metadata"]["annotations"]

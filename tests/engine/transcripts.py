@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from boxedin.engine.actions import Action, Draw, EndTurn, Roll, Timeout, Undo
 from boxedin.engine.rules import MODES, Overlap
 
 MULTI_SIZE_MODES = [m.id for m in MODES.values() if m.rules.has_overlap]
@@ -37,29 +38,28 @@ def random_transcript(
             actions.append(_mistake(rng, n, rules.die))
             return transcript
         r = rng.random()
+        action: dict[str, Any]
+        applied: Action
+        # Each action as the transcript's JSON and as what the JSON reads as (action_from_json's
+        # reading, made directly: the transcripts are long, and reading them is the replay's job).
         if game.phase == "roll":
-            action: dict[str, Any] = (
-                {"timeout": True} if r < 0.03 else {"roll": rng.randint(1, rules.die or 1)}
-            )
+            if r < 0.03:
+                action, applied = {"timeout": True}, Timeout()
+            else:
+                face = rng.randint(1, rules.die or 1)
+                action, applied = {"roll": face}, Roll(face)
         elif r < 0.05 and game.can_undo:
-            action = {"undo": True}
+            action, applied = {"undo": True}, Undo()
         elif r < 0.08 and game.can_end_turn:
-            action = {"end_turn": True}
+            action, applied = {"end_turn": True}, EndTurn()
         elif r < 0.09:
-            action = {"timeout": True}
+            action, applied = {"timeout": True}, Timeout()
         else:
             edge = game.geo.edges[rng.choice(game.position.open_edge_list())]
-            action = {"draw": edge.to_json()}
+            action, applied = {"draw": edge.to_json()}, Draw(edge)
         actions.append(action)
-        game = _apply(game, action)
+        game.apply(applied)
     return transcript
-
-
-def _apply(game: Any, raw: dict[str, Any]) -> Any:
-    from boxedin.engine.actions import action_from_json
-
-    game.apply(action_from_json(raw))
-    return game
 
 
 def _mistake(rng: random.Random, n: int, die: int | None) -> dict[str, Any]:

@@ -136,10 +136,13 @@ class Game:
         return self.status.get(q) == "held"
 
     def complete(self, q):
-        return all(e in self.drawn for e in self.outlines[q])
+        return self.drawn.issuperset(self.outlines[q])
 
     def open_edges(self):
         return [e for e in self.all_edges if e not in self.drawn]
+
+    def open_count(self):
+        return len(self.all_edges) - len(self.drawn)  # only edges on the board are ever drawn
 
     def snapshot(self):
         return (set(self.drawn), dict(self.status), dict(self.owner), dict(self.points),
@@ -331,7 +334,7 @@ class Game:
                 raise ReplayError(i, "roll_not_due", "The die has already been rolled this turn.")
             if not 1 <= value <= self.die:
                 raise ReplayError(i, "bad_roll", f"A roll must be between 1 and {self.die}.")
-            self.roll = min(int(value), len(self.open_edges()))
+            self.roll = min(int(value), self.open_count())
         elif key == "draw":
             if self.die is not None and self.roll is None:
                 raise ReplayError(i, "roll_due", "The die must be rolled before drawing an edge.")
