@@ -65,6 +65,7 @@ class HostedGame:
         return {"type": "state", "seq": self.seq, "game": self._state}
 
     def _commit(self, action: dict[str, Any]) -> dict[str, Any]:
+        online.note_change(self.table, action, self.seq)
         self.seq += 1
         after = game_state(self.id, self.seq, self.game, self.table, time.time())
         changes = update_changes(self._state, after)

@@ -17,6 +17,7 @@ from boxedin.common.reasons import Refusal, abort
 from boxedin.common.service_auth import calling_service
 from boxedin.engine import codec
 from boxedin.engine.game import Game
+from boxedin.engine.session import online
 from boxedin.engine.session.changes import LastStates, update_changes
 from boxedin.engine.session.seats import COMPUTER, Caller, Person, View, authorize
 from boxedin.engine.session.state import game_state, to_json, update_frame
@@ -133,6 +134,7 @@ class CommittingService(engine_pb2_grpc.EngineServicer):
         if finishes is None:
             finishes = game.over
         table.updated = now
+        online.note_change(table, action, stored.seq)
         seq = stored.seq + 1
         before = self._states.at(stored.game_id, stored.seq)
         recomputed = before is None

@@ -154,6 +154,33 @@ def set_connected(table: Table, seat: int, connected: bool, now: float) -> bool:
     return True
 
 
+def is_presence(action: dict[str, Any]) -> bool:
+    """Whether an update's action is a player going away or coming back, which changes no board."""
+    return action.keys() == {"connected", "by"}
+
+
+def note_change(table: Table, action: dict[str, Any], seq: int) -> None:
+    """Records a change made at ``seq`` (to ``seq + 1``): a change of presence keeps the seq
+    from which the board has stood as it is; any other change starts a new board."""
+    state = table.online_state
+    if state is None:
+        return
+    if not is_presence(action):
+        state.board_seq = None
+    elif state.board_seq is None:
+        state.board_seq = seq
+
+
+def chosen_on_this_board(table: Table, expected_seq: int, seq: int) -> bool:
+    """Whether an action chosen at ``expected_seq`` was chosen on the board as it stands at
+    ``seq``: the same seq, or one that only changes of presence have followed (an opponent who
+    drops and comes back must not make the other player's moves stale)."""
+    if expected_seq == seq:
+        return True
+    state = table.online_state
+    return state is not None and state.board_seq is not None and state.board_seq <= expected_seq < seq
+
+
 def keep_connected(table: Table, seat: int, now: float) -> bool:
     """Renews a connected seat's lease; False when the player is away (nothing to keep)."""
     state = online_state(table)

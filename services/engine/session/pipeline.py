@@ -72,7 +72,7 @@ def apply(
     """Judges and applies one action. ``expected_seq``: the seq the caller saw (negative: any);
     ``seq``: the game's own."""
     seat = authorize(table, game, caller, action)
-    if expected_seq >= 0 and expected_seq != seq:
+    if expected_seq >= 0 and not online.chosen_on_this_board(table, expected_seq, seq):
         raise Refusal("stale", f"the game has moved on (it is at {seq}, not {expected_seq})")
     if game.over:
         raise Refusal("game_over", "the game is over: no more actions are possible")

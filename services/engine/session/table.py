@@ -45,6 +45,10 @@ class OnlineTable:
     rematch: list[bool] = field(default_factory=lambda: [False, False])
     declined: int | None = None
     next_game: str | None = None
+    # The seq from which the board has stood as it is while only presence changed since (a
+    # player away or back): an action chosen at any seq from it on was chosen on this board.
+    # None: the last change was not one of presence.
+    board_seq: int | None = None
 
     def deadlines(self) -> list[float]:
         return [moment for moment in (self.move_deadline, *self.away, *self.leases) if moment is not None]

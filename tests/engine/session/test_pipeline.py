@@ -86,6 +86,58 @@ def test_an_action_on_a_game_that_moved_on_is_stale() -> None:
     apply(game, table, Person(ME), Roll(), expected=3)  # the seq it stands at is fine
 
 
+class Commits:
+    """The seq of a game as its commits move it on, each change noted as the engine service and
+    a Same Wi-Fi host note it before they store it."""
+
+    def __init__(self, game: Game, table: Table) -> None:
+        self.table, self.seq = table, 0
+        # Both players are there when an online game starts.
+        for seat in (1, 2):
+            online.set_connected(table, seat, True, NOW)
+
+    def commit(self, applied: Applied | None) -> None:
+        assert applied is not None
+        online.note_change(self.table, applied.action, self.seq)
+        self.seq += 1
+
+    def act(self, game: Game, caller: Caller, action: Action, expected: int) -> Applied:
+        applied = pipeline.apply(game, self.table, caller, action, expected_seq=expected, seq=self.seq, now=NOW)
+        self.commit(applied)
+        return applied
+
+
+def test_an_opponent_who_drops_and_comes_back_leaves_the_other_players_move_fresh() -> None:
+    """A change of presence changes no board: a move chosen before it was chosen on this board."""
+    game, table = online_game(first=1)
+    commits = Commits(game, table)
+    commits.commit(pipeline.connect(game, table, 2, False, NOW))  # Bob drops: seq 1
+    commits.commit(pipeline.connect(game, table, 2, True, NOW + 1))  # and is back: seq 2
+    commits.commit(pipeline.connect(game, table, 2, False, NOW + 2))  # and drops again: seq 3
+    assert commits.seq == 3
+    commits.act(game, Person(ANN), Roll(), expected=0)  # Ann rolled on the board of seq 0
+    assert game.current_roll is not None
+
+
+def test_a_move_chosen_before_the_board_changed_is_stale_whatever_presence_did_since() -> None:
+    game, table = online_game(first=1)
+    commits = Commits(game, table)
+    commits.act(game, Person(ANN), Roll(), expected=0)  # the board changes: seq 1
+    commits.commit(pipeline.connect(game, table, 2, False, NOW))  # seq 2
+    refusal = refused(lambda: commits.act(game, Person(ANN), Roll(), expected=0))
+    assert (refusal.reason, refusal.message) == ("stale", "the game has moved on (it is at 2, not 0)")
+    # Chosen on the board of seq 1, which only Bob's drop has followed: fresh. (Rolling again is
+    # then refused by the rules, not as stale.)
+    assert refused(lambda: commits.act(game, Person(ANN), Roll(), expected=1)).reason != "stale"
+
+
+def test_a_seq_the_game_has_not_reached_is_stale() -> None:
+    game, table = online_game(first=1)
+    commits = Commits(game, table)
+    commits.commit(pipeline.connect(game, table, 2, False, NOW))
+    assert refused(lambda: commits.act(game, Person(ANN), Roll(), expected=5)).reason == "stale"
+
+
 def test_no_action_is_possible_after_the_game_is_over() -> None:
     game, table = local_game()
     game.apply(Resign(1))
