@@ -29,6 +29,21 @@ from stacks import make_stack  # noqa: E402
 STACK_FIXTURES = frozenset({"redis_url", "live_stack", "live_gateway"})
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """A run of the pure tests alone (``-m "not stack"``) spreads over the machine's cores with
+    pytest-xdist: they share nothing (no stack, no port, no Redis). A run with whole-stack tests
+    stays in one process, where the stacks they start would compete for the same cores. ``-n``
+    given on the command line (``-n 0``: one process) wins."""
+    if (
+        config.getoption("markexpr", "") == "not stack"
+        and config.pluginmanager.hasplugin("xdist")
+        and config.getoption("numprocesses", None) is None
+        and not hasattr(config, "workerinput")
+    ):
+        config.option.numprocesses = "auto"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if STACK_FIXTURES.intersection(getattr(item, "fixturenames", ())):

@@ -14,6 +14,7 @@ import redis.asyncio as aioredis
 from grpc_health.v1 import health, health_pb2
 from pydantic import ValidationError
 
+from boxedin.ai.service import turns
 from boxedin.ai.service.turns import TurnPlayer
 from boxedin.common import progress
 from boxedin.common.background import Background
@@ -226,9 +227,11 @@ def test_the_grpc_health_follows_the_watch(tmp_path: Path) -> None:
     asyncio.run(scenario())
 
 
-def test_an_ai_reader_waiting_for_room_goes_round() -> None:
+def test_an_ai_reader_waiting_for_room_goes_round(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every slot playing a turn is busy, not stalled: the reader waiting for room reports rounds
     (its readiness holds), and takes the room once a turn ends."""
+    # A round of waiting is a read's block (2 s in service): shorter here, the same rounds.
+    monkeypatch.setattr(turns, "BLOCK_MS", 50)
 
     async def scenario() -> None:
         config = Settings(ai_concurrent_turns=1)

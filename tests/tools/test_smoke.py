@@ -57,7 +57,7 @@ def test_smoke_fails_on_a_server_that_accepts_but_never_answers() -> None:
     held: list[socket.socket] = []
     threading.Thread(target=lambda: held.append(server.accept()[0]), daemon=True).start()
     try:
-        done = run_smoke(f"http://127.0.0.1:{port}", timeout=2)
+        done = run_smoke(f"http://127.0.0.1:{port}", timeout=0.5)
     finally:
         for each in held:
             each.close()
