@@ -4,6 +4,7 @@ it with, and small readers of the rendered objects."""
 
 from __future__ import annotations
 
+import base64
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -176,3 +177,8 @@ def env_of(workload: dict[str, Any]) -> dict[str, Any]:
 def port_named(workload: dict[str, Any], name: str) -> int:
     ports = {port["name"]: port["containerPort"] for port in container(workload)["ports"]}
     return int(ports[name])
+
+
+def secret_value(secret: dict[str, Any], key: str = "service-secret") -> str:
+    """A key of a rendered Secret, decoded."""
+    return base64.b64decode(secret["data"][key]).decode()
