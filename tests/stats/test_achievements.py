@@ -436,6 +436,16 @@ def test_hot_hand() -> None:
     assert "hot_hand" not in device.count(facts_of(edges_in_order("mini", FIVE_FOURS)))
 
 
+def test_hot_hand_counts_the_roll_shown_not_the_face() -> None:
+    # Mini (d4, 24 edges): you roll 3, 3, 4, 4 and a last 4 with 3 edges open, shown as a 3.
+    game = edges_in_order("mini", [3, 2, 3, 2, 4, 2, 4, 1, 4])
+    facts = facts_of(game)
+    assert facts.my_rolls == (3, 3, 4, 4, 3)
+    device = Device()
+    assert "hot_hand" not in device.count(facts)
+    assert device.progress("top_face_50") == 2
+
+
 def test_low_roller() -> None:
     device = Device()
     # A win with rolls of up to 3 on the d4: a 3 is in the upper half.
