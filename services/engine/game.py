@@ -168,6 +168,13 @@ class Game:
         return int(self.position.open_edges)
 
     @property
+    def stopped_with_open_edges(self) -> bool:
+        """The game ended because no open edge could lead to a capture, with edges still open.
+        A forfeit (a resignation: Leave, a grace or a move limit that ran out) is never this,
+        however many edges it left open: the rules notes' Forfeits give it its own words."""
+        return self.resigned is None and bool(self.position.over) and self.open_edge_count > 0
+
+    @property
     def drawn_this_turn(self) -> int:
         return int(self.position.drawn_this_turn)
 
