@@ -213,7 +213,8 @@ ACHIEVEMENTS: tuple[Achievement, ...] = (
         lambda s: s.other_players.practice_games,
     ),
     _counted(
-        "online_win", "other_players", "Worldwide Winner", "Win an online game against another player.", 1,
+        "online_win", "other_players", "Worldwide Winner",
+        "Win an online game against another player (a win by forfeit counts too).", 1,
         lambda s: s.other_players.online_wins,
     ),
     _counted(
