@@ -110,7 +110,8 @@ def _hostile_takeover(f: GameOutcome) -> bool:
 
 
 def _hot_hand(f: GameOutcome) -> bool:
-    """Three of the player's own rolls in a row, in one game, showed the die's top face."""
+    """Three of the player's own rolls in a row, in one game, were the die's top face (the roll
+    as shown, capped at the open edges)."""
     run = 0
     for roll in f.my_rolls:
         run = run + 1 if roll == f.die else 0
