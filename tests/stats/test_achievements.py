@@ -514,7 +514,9 @@ def test_a_win_by_forfeit_at_0_0_is_a_worldwide_win() -> None:
     # The one who left finished the game too, and lost it.
     bob = facts_of(game, online_seats(device=FRIEND, other=ME, my_seat=2), device=FRIEND)
     assert bob.outcome == "loss"
-    assert "online_win" not in Device().count(bob)
+    bobs_device = Device()
+    assert "online_win" not in bobs_device.count(bob)
+    assert bobs_device.progress("people_10") == 1
 
 
 def test_people_10() -> None:
