@@ -77,6 +77,7 @@ CATALOGUE: tuple[Reason, ...] = (
     Reason("not_online", _S.FAILED_PRECONDITION, "that is not an online game"),
     Reason("not_over", _S.FAILED_PRECONDITION, "the game is still running"),
     Reason("rematch_over", _S.FAILED_PRECONDITION, "the rematch was declined or has started"),
+    Reason("player_gone", _S.FAILED_PRECONDITION, "a player did not come back in time, so there is no rematch"),
     Reason("in_game", _S.FAILED_PRECONDITION, "you are playing an online game"),
     # Same Wi-Fi: a boxedin lan process to its own browser (docs/protocol.md, Same Wi-Fi).
     Reason("bad_address", _S.INTERNAL, "name a game of the list or type its address", "lan"),

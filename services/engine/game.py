@@ -112,6 +112,9 @@ class Game:
         self.rolls = 0
         # The current turn's roll, capped at the open edges (None before the roll).
         self.current_roll: int | None = None
+        # Every roll of the game in order, as (who rolled, the roll): the capped number, which is
+        # the roll for play and for statistics alike (the record keeps the face the die showed).
+        self.roll_history: list[tuple[Player, int]] = []
         # Draws of the current turn that a resume put out of Undo's reach.
         self._undo_floor = 0
         self.resigned: Player | None = None
@@ -163,6 +166,13 @@ class Game:
     @property
     def open_edge_count(self) -> int:
         return int(self.position.open_edges)
+
+    @property
+    def stopped_with_open_edges(self) -> bool:
+        """The game ended because no open edge could lead to a capture, with edges still open.
+        A forfeit (a resignation: Leave, a grace or a move limit that ran out) is never this,
+        however many edges it left open: the rules notes' Forfeits give it its own words."""
+        return self.resigned is None and bool(self.position.over) and self.open_edge_count > 0
 
     @property
     def drawn_this_turn(self) -> int:
@@ -274,9 +284,12 @@ class Game:
             face = self.dice.face(self.rolls, die)
         elif not 1 <= face <= die:
             raise GameError("bad_roll", f"a d{die} shows 1 to {die}, not {face}")
+        player = self.to_move
+        assert player is not None
         roll = int(self.position.roll(face))
         self.rolls += 1
         self.current_roll = roll
+        self.roll_history.append((player, roll))
         self.actions.append(Roll(face))
         return roll
 

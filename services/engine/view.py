@@ -94,7 +94,7 @@ def game_view(game: Game, *, previews: bool = True) -> dict[str, Any]:
         "over": game.over,
         "winner": game.winner,
         "resigned": game.resigned,
-        "ended_with_open_edges": game.over and game.open_edge_count > 0,
+        "ended_with_open_edges": game.stopped_with_open_edges,
         "can_undo": game.can_undo,
         "can_end_turn": game.can_end_turn,
         "open_edges": len(open_edges),

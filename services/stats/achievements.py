@@ -110,10 +110,11 @@ def _hostile_takeover(f: GameOutcome) -> bool:
 
 
 def _hot_hand(f: GameOutcome) -> bool:
-    """Three of the player's own rolls in a row, in one game, showed the die's top face."""
+    """Three of the player's own rolls in a row, in one game, were the die's top face (the roll
+    as shown, capped at the open edges)."""
     run = 0
-    for face in f.my_rolls:
-        run = run + 1 if face == f.die else 0
+    for roll in f.my_rolls:
+        run = run + 1 if roll == f.die else 0
         if run == 3:
             return True
     return False
@@ -123,7 +124,7 @@ def _low_roller(f: GameOutcome) -> bool:
     """A win in which every own roll was in the lower half of the die (1-2 on a d4, 1-3 on a
     d6, 1-4 on a d8, 1-5 on a d10, 1-6 on a d12)."""
     die = f.die
-    return f.won and die is not None and bool(f.my_rolls) and all(face <= die // 2 for face in f.my_rolls)
+    return f.won and die is not None and bool(f.my_rolls) and all(roll <= die // 2 for roll in f.my_rolls)
 
 
 _LEVEL_NAMES = {
@@ -213,7 +214,8 @@ ACHIEVEMENTS: tuple[Achievement, ...] = (
         lambda s: s.other_players.practice_games,
     ),
     _counted(
-        "online_win", "other_players", "Worldwide Winner", "Win an online game against another player.", 1,
+        "online_win", "other_players", "Worldwide Winner",
+        "Win an online game against another player (a win by forfeit counts too).", 1,
         lambda s: s.other_players.online_wins,
     ),
     _counted(

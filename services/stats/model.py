@@ -5,7 +5,8 @@ other people (local or online) and practice games count towards the achievements
 players and nothing else. Scoring is about the device's own seat: squares captured (squares lost
 again later are not subtracted), final scores added up, the highest score and the biggest winning
 margin. Time played comes from the server clock (``ended - created``). Games in modes with 1x1
-boxes only are not listed under an overlap rule. Dice: the faces of the device's own rolls.
+boxes only are not listed under an overlap rule. Dice: the device's own rolls, each the number the
+player saw (the face capped at the open edges).
 
 Everything here is pure: no clock (the caller passes ``now``), no storage. The stored form is the
 versioned JSON of ``DeviceStats.to_json`` (docs/stats-records.md).
@@ -119,8 +120,8 @@ class DeviceStats:
     by_mode: Tally = field(default_factory=dict)
     by_level: Tally = field(default_factory=dict)
     by_overlap: Tally = field(default_factory=dict)  # modes with 1x1 boxes only are not listed
-    dice: dict[str, int] = field(default_factory=dict)  # face (as text) -> own rolls
-    top_face_rolls: int = 0  # own rolls that showed the die's highest face (any die)
+    dice: dict[str, int] = field(default_factory=dict)  # roll (as text) -> own rolls of that number
+    top_face_rolls: int = 0  # own rolls of the die's highest face, after the cap (any die)
     other_players: OtherPlayers = field(default_factory=OtherPlayers)
     achievements: dict[str, float] = field(default_factory=dict)  # id -> unlocked at (epoch s)
     leaderboard: dict[str, list[Entry]] = field(default_factory=dict)  # mode -> 10 best wins
@@ -285,9 +286,9 @@ def _count_ai_game(stats: DeviceStats, facts: GameOutcome) -> None:
         _tally(stats.by_level, facts.level, won)
     if facts.overlap is not None:
         _tally(stats.by_overlap, facts.overlap, won)
-    for face in facts.my_rolls:
-        stats.dice[str(face)] = stats.dice.get(str(face), 0) + 1
-        if face == facts.die:
+    for roll in facts.my_rolls:
+        stats.dice[str(roll)] = stats.dice.get(str(roll), 0) + 1
+        if roll == facts.die:
             stats.top_face_rolls += 1
 
 

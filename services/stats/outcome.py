@@ -3,7 +3,7 @@ the leaderboard are worked out from, read once from a ``FinishedGame``.
 
 The record (``boxedin.engine.codec``) holds the rules and every action, so everything is
 recomputed from it: scores from the restored game, captures from its move history, the rolls of
-each seat by replaying the actions on a fresh game and noting who was to move before each roll.
+each seat from its roll history (the capped roll the player saw, not the face the die showed).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from boxedin.common.choices import LEVELS
-from boxedin.engine.actions import Roll
 from boxedin.engine.codec import CodecError, decode
 from boxedin.engine.game import Game
 from boxedin.v1 import common_pb2
@@ -45,7 +44,7 @@ class GameOutcome:
     taken_over: int = 0  # the opponent's squares this seat took over (Takeover rule)
     largest_deficit: int = 0  # most points this seat was ever behind (0: never behind)
     die: int | None = None  # faces of the mode's die; None in games without dice
-    my_rolls: tuple[int, ...] = ()  # faces this seat rolled, in order
+    my_rolls: tuple[int, ...] = ()  # this seat's rolls in order, capped at the open edges
     their_rolls: tuple[int, ...] = ()
     created: float = 0.0  # server clock, epoch seconds
     ended: float = 0.0
@@ -140,20 +139,9 @@ def game_outcome(finished: common_pb2.FinishedGame, device: str) -> GameOutcome:
 
 
 def _rolls_by_seat(game: Game) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The faces each seat rolled: the actions replayed on a fresh game, noting who is to move
-    before each roll (Undo never takes a roll back, so every roll in the record counts)."""
-    if game.rules.die is None:
-        return (), ()
-    fresh = Game(
-        game.rules,
-        mode=game.mode,
-        first=game.first,
-        seed=game.dice.seed,
-        undo_allowed=game.undo_allowed,
-    )
+    """The rolls each seat made, as the engine counts them: capped at the open edges, the number
+    the player saw (Undo never takes a roll back, so every roll in the record counts)."""
     rolls: tuple[list[int], list[int]] = ([], [])
-    for action in game.actions:
-        if isinstance(action, Roll) and action.face is not None and fresh.to_move is not None:
-            rolls[fresh.to_move - 1].append(action.face)
-        fresh.apply(action)
+    for player, roll in game.roll_history:
+        rolls[player - 1].append(roll)
     return tuple(rolls[0]), tuple(rolls[1])

@@ -62,7 +62,8 @@ def choose_ports(wanted: list[_Port], out: TextIO) -> list[str]:
             )
             continue
         replacement = free_port()
-        print(f"boxedin up: {entry.what}'s port {entry.port} is taken; using {replacement}", file=out)
+        # "port N, the default for X": X may be a possessive already ("the engine's metrics").
+        print(f"boxedin up: port {entry.port}, the default for {entry.what}, is taken; using {replacement}", file=out)
         entry.port = replacement
         seen[entry.port] = entry.what
     return problems

@@ -37,6 +37,17 @@ def readme_settings() -> set[str]:
     return set(re.findall(r"`(BOXEDIN_[A-Z0-9_]+)`", table))
 
 
+def test_the_readme_says_how_to_pass_the_ops_token() -> None:
+    readme = (ROOT / "README.md").read_text()
+    row = next(line for line in readme.splitlines() if line.startswith("| `BOXEDIN_OPS_TOKEN`"))
+    assert 'BOXEDIN_OPS_TOKEN="$(openssl rand -hex 24)" bash scripts/run' in row  # a local run
+    assert "Authorization: Bearer" in row  # a script
+    values = yaml.safe_load((ROOT / "deploy" / "helm" / "boxedin" / "values.yaml").read_text())
+    for named in re.findall(r"`opsToken\.(\w+)`", row):  # the chart's values the row names exist
+        assert named in values["opsToken"], named
+    assert re.findall(r"`opsToken\.(\w+)`", row) == ["value", "existingSecret"]
+
+
 def reachable(*results: Rendered) -> set[str]:
     names: set[str] = set()
     for result in results:

@@ -19,6 +19,25 @@ TOP_ROW_CHAIN = [Edge("h", 0, c) for c in range(3)] + [Edge("h", 1, c) for c in 
 ]  # fmt: skip
 
 
+def tiled_exclusive_strategic() -> Game:
+    """Strategic under Exclusive, its top-left 8 x 8 boxes tiled with sixteen 2x2s: every edge
+    but the 64 inside those 2x2s is drawn, in edge order, rolling 8 every turn. Each 2x2 is
+    captured when its outline closes, so the boxes inside can never be captured: the game stops
+    with those 64 edges open."""
+    inside = {
+        Edge(o, r, c)
+        for top in range(0, 8, 2)
+        for left in range(0, 8, 2)
+        for o, r, c in (("h", top + 1, left), ("h", top + 1, left + 1), ("v", top, left + 1), ("v", top + 1, left + 1))
+    }
+    game = Game.from_mode(MODES["strategic"], Overlap.EXCLUSIVE)
+    for edge in (e for e in game.geo.edges if e not in inside):
+        if game.phase == "roll":
+            game.roll(8)
+        game.draw(edge)
+    return game
+
+
 def practice_with(edges: list[Edge]) -> Game:
     game = Game.from_mode(MODES["practice_3x3"])
     for edge in edges:
@@ -161,6 +180,26 @@ def test_view_of_a_finished_exclusive_game_reports_dead_edges_and_open_edges() -
     assert view["ended_with_open_edges"] == (view["open_edges"] > 0)
     assert len(view["dead_edges"]) == view["open_edges"]
     assert sum(sq["size"] ** 2 for sq in view["squares"]) == sum(view["scores"]) == 81
+
+
+def test_a_game_that_stopped_with_no_scoring_move_left_says_so() -> None:
+    game = tiled_exclusive_strategic()
+    view = game_view(game)
+    assert view["over"] and view["resigned"] is None
+    assert view["open_edges"] == len(view["dead_edges"]) == 64
+    assert view["ended_with_open_edges"] is True
+
+
+def test_a_forfeit_never_says_no_scoring_move_was_left() -> None:
+    # Rules notes, Forfeits: a game lost by Leave, a grace or a move limit (stored as the
+    # loser's resignation) ends with its own reason, however many edges are open.
+    game = Game.from_mode(MODES["mini"])
+    game.roll(4)
+    game.draw(Edge("h", 0, 0))
+    game.resign(1)
+    view = game_view(game, previews=False)
+    assert view["over"] and view["open_edges"] == 23
+    assert view["ended_with_open_edges"] is False
 
 
 def test_territory_view_lists_box_holders() -> None:

@@ -254,6 +254,13 @@ def test_a_player_away_past_the_grace_loses(url: str) -> None:
     bob.close()
     final = ann.wait_until(lambda state: state["over"], timeout=GRACE_SECONDS + 10)
     assert final["online"]["forfeit"] == {"player": 2, "reason": "away"} and final["winner"] == 1
+    # Bob has gone for good: a rematch ask is refused, and nothing changed (the same seq after it).
+    seq = ann.seq
+    reply = ann.request(type="rematch", game=ann.game_id, want=True)
+    assert (reply["type"], reply["code"]) == ("error", "player_gone")
+    assert reply["message"] == "a player did not come back in time, so there is no rematch"
+    assert ann.request(type="game_result", game=ann.game_id)["type"] == "result"
+    assert ann.seq == seq and ann.state is not None and ann.state["online"]["rematch"] == [False, False]
 
 
 def test_a_player_whose_gateway_dies_is_away_and_loses_after_the_grace(stack: Stack, url: str) -> None:

@@ -35,6 +35,10 @@ from boxedin.v1 import common_pb2
 ME = "a1" * 32  # the SHA-256 (hex) of this device's token
 FRIEND = "f2" * 32  # another person's device, online
 
+# Quick (d6, 60 edges), seat 1 first: five times 6 and 4 take 50 edges, a 2 and a 4 take 6 more,
+# and seat 1's last 6 finds 4 edges open: the roll is a 4.
+QUICK_LAST_SIX_ON_FOUR_EDGES = (*[6, 4] * 5, 2, 4, 6)
+
 # A box's outline from Geometry.outline_ids: top, bottom, left, right.
 _OWN_ORDER = (0, 2, 3, 1)  # the owner draws top, left, right, then bottom
 _QUIET_ORDER = (3, 1, 0, 2)  # the other seat prefers the right edge, then the bottom

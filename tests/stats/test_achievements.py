@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from boxedin.engine.board import Edge
 from boxedin.engine.game import Game
 from boxedin.engine.rules import MODES, Overlap
 from boxedin.stats.model import (
@@ -31,6 +32,8 @@ from boxedin.stats.model import (
 from boxedin.v1 import common_pb2
 
 from stats_games import (
+    FRIEND,
+    ME,
     ai_seats,
     box_game,
     edges_in_order,
@@ -436,6 +439,16 @@ def test_hot_hand() -> None:
     assert "hot_hand" not in device.count(facts_of(edges_in_order("mini", FIVE_FOURS)))
 
 
+def test_hot_hand_counts_the_roll_shown_not_the_face() -> None:
+    # Mini (d4, 24 edges): you roll 3, 3, 4, 4 and a last 4 with 3 edges open, shown as a 3.
+    game = edges_in_order("mini", [3, 2, 3, 2, 4, 2, 4, 1, 4])
+    facts = facts_of(game)
+    assert facts.my_rolls == (3, 3, 4, 4, 3)
+    device = Device()
+    assert "hot_hand" not in device.count(facts)
+    assert device.progress("top_face_50") == 2
+
+
 def test_low_roller() -> None:
     device = Device()
     # A win with rolls of up to 3 on the d4: a 3 is in the upper half.
@@ -484,6 +497,26 @@ def test_online_win() -> None:
     assert not device.unlocked("online_win")
     assert "online_win" in device.play(mini((5, 4)), online_seats())
     assert "online_win" not in device.play(mini((5, 4)), online_seats())
+
+
+def test_a_win_by_forfeit_at_0_0_is_a_worldwide_win() -> None:
+    # Rules notes, Forfeits: whatever the score, the game is won by the other player and counts
+    # towards the achievements under Other players. Bob (seat 2) leaves before a box is drawn.
+    game = Game.from_mode(MODES["mini"])
+    game.roll(1)
+    game.draw(Edge("h", 0, 0))
+    game.resign(2)
+    facts = facts_of(game, online_seats())
+    assert (facts.my_score, facts.their_score, facts.outcome) == (0, 0, "win")
+    device = Device()
+    assert "online_win" in device.count(facts)
+    assert device.progress("people_10") == 1
+    # The one who left finished the game too, and lost it.
+    bob = facts_of(game, online_seats(device=FRIEND, other=ME, my_seat=2), device=FRIEND)
+    assert bob.outcome == "loss"
+    bobs_device = Device()
+    assert "online_win" not in bobs_device.count(bob)
+    assert bobs_device.progress("people_10") == 1
 
 
 def test_people_10() -> None:

@@ -26,6 +26,7 @@ from boxedin.v1 import common_pb2
 
 from stats_games import (
     ME,
+    QUICK_LAST_SIX_ON_FOUR_EDGES,
     ai_seats,
     box_game,
     count,
@@ -208,6 +209,18 @@ def test_dice_of_the_device_in_seat_2() -> None:
     stats = DeviceStats()
     apply_game(stats, facts, 0.0)
     assert stats.dice == {"1": 1, "3": 1, "2": 1, "4": 1}
+
+
+def test_a_six_with_4_edges_open_counts_as_a_4() -> None:
+    # Rules notes, Turns: the roll is min(face, open edges), for play and statistics alike.
+    game = edges_in_order("quick", QUICK_LAST_SIX_ON_FOUR_EDGES)
+    assert game.roll_history[-1] == (1, 4)
+    facts = facts_of(game)
+    assert facts.my_rolls == (6, 6, 6, 6, 6, 2, 4)
+    stats = DeviceStats()
+    apply_game(stats, facts, 0.0)
+    assert stats.dice == {"6": 5, "2": 1, "4": 1}
+    assert stats.top_face_rolls == 5  # the cut-down 6 is no top face
 
 
 def test_standard_has_no_dice() -> None:

@@ -16,10 +16,12 @@ import redis
 from boxedin.common.devices import device_hash
 from boxedin.common.keys import STATS_GROUP, Keys, partition_of
 from boxedin.common.reasons import REASON_KEY
+from boxedin.engine import codec
 from boxedin.supervisor.launcher import Stack, free_port
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc, stats_pb2, stats_pb2_grpc
 
 from stacks import issued_device, make_stack
+from stats_games import QUICK_LAST_SIX_ON_FOUR_EDGES, edges_in_order
 from wsclient import Browser
 
 # Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
@@ -147,6 +149,31 @@ def test_a_replay_of_the_stream_counts_nothing_twice(stack: Stack) -> None:
         time.sleep(0.1)
     assert client.xlen(stream) == 0
     assert stats_of(stack, device).games == before + 1
+
+
+def test_the_stats_service_counts_a_six_on_4_open_edges_as_a_4(stack: Stack) -> None:
+    # Quick (d6, 60 edges): the device's last 6 finds 4 edges open and is shown as a 4. The
+    # finished game travels as the engine writes it: the record of the faces, on its stream.
+    device = issued_device(stack)
+    game = edges_in_order("quick", QUICK_LAST_SIX_ON_FOUR_EDGES)
+    finished = common_pb2.FinishedGame(
+        game_id="a-six-on-4-open-edges",
+        record=codec.encode(game),
+        seats=[
+            common_pb2.SeatInfo(kind="human", device=device_hash(device), name="You"),
+            common_pb2.SeatInfo(kind="ai", level="easy", name="AI (Easy)"),
+        ],
+        created=time.time() - 5,
+        ended=time.time(),
+    )
+    client = redis.Redis.from_url(str(stack.redis_url))
+    stream = Keys(stack.key_prefix, 16).finished(partition_of(finished.game_id, 16))
+    client.xadd(stream, {"game": finished.SerializeToString()})
+    wait_for_games(stack, [device], 1)
+    stats = stats_of(stack, device)
+    assert dict(stats.dice) == {"6": 5, "2": 1, "4": 1}
+    top_of_the_die = next(a for a in stats.achievements if a.id == "top_face_50")
+    assert top_of_the_die.progress == 5
 
 
 def test_two_replicas_reading_at_once_give_the_same_totals(stack: Stack) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import os
 import re
 import signal
@@ -25,6 +26,7 @@ import pytest
 from boxedin.common.grpc_server import SERVER_OPTIONS, listen
 from boxedin.supervisor.launcher import ROOT, Stack, free_port, port_is_free
 from boxedin.supervisor.process_groups import group_members
+from boxedin.supervisor.up import _Port, choose_ports
 
 from stacks import OUTPUT
 from wsclient import Browser
@@ -68,6 +70,19 @@ def test_a_port_in_time_wait_is_free_and_a_listened_one_is_not() -> None:
     assert port_is_free(in_time_wait())
     with listening() as port:
         assert not port_is_free(port)
+
+
+def test_a_taken_default_port_is_replaced_and_named_in_plain_words() -> None:
+    with listening() as taken:
+        wanted = [_Port("the engine's metrics", "127.0.0.1", taken, None)]
+        said = io.StringIO()
+        assert choose_ports(wanted, said) == []
+    replacement = wanted[0].port
+    assert replacement != taken
+    assert said.getvalue() == (
+        f"boxedin up: port {taken}, the default for the engine's metrics, is taken; using {replacement}\n"
+    )
+    assert "'s port" not in said.getvalue()
 
 
 def test_a_grpc_service_listens_on_a_port_in_time_wait_and_refuses_a_taken_one() -> None:

@@ -175,6 +175,13 @@ def result_dialog(page: Page) -> Any:
     return dialog
 
 
+def never_says_no_scoring_move_was_left(dialog: Any) -> None:
+    """Rules notes, Forfeits: a forfeit's window names its reason and never says that no scoring
+    move was left (that note is for a game that really stopped with edges open)."""
+    expect(dialog.locator(".note")).to_have_count(0)
+    expect(dialog).not_to_contain_text("No scoring moves were left")
+
+
 def finished_counts(page: Page) -> dict[str, int]:
     raw = page.evaluate(f"() => localStorage.getItem('{FINISHED_KEY}')")
     return json.loads(raw)["counts"] if raw else {}
@@ -376,6 +383,7 @@ def test_leave_asks_first_and_gives_the_game_to_the_other_player(device, web_url
     expect(dialog.locator(".forfeit-line")).to_have_text("Ada left the game.")
     expect(dialog.locator(".rematch-line")).to_have_text("Ada left, so there is no rematch.")
     expect(dialog.get_by_role("button", name="Rematch")).to_be_disabled()
+    never_says_no_scoring_move_was_left(dialog)
     board_shots(shot, {"bo": bo})
     shot(ada, "ada-online-menu")
     no_errors(ada, bo)
@@ -436,7 +444,15 @@ def test_a_player_away_past_the_grace_loses(device, short_stack, shot):
     dialog = result_dialog(ada)
     expect(dialog.locator("h2")).to_have_text("You won!")
     expect(dialog.locator(".forfeit-line")).to_have_text("Bo did not come back in time.")
+    never_says_no_scoring_move_was_left(dialog)
+    # Bo has gone for good, as after Leave: no Rematch that would wait for ever.
+    expect(dialog.locator(".rematch-line")).to_have_text("Bo did not come back, so there is no rematch.")
+    expect(dialog.get_by_role("button", name="Rematch")).to_be_disabled()
     expect(ada.locator(".away-line")).to_be_hidden()
+    shot(ada, "result-desktop")
+    ada.set_viewport_size(PHONE)
+    expect(dialog.get_by_role("button", name="Rematch")).to_be_in_viewport()
+    shot(ada, "result-phone")
     board_shots(shot, {"ada": ada})
     no_errors(ada)
 
@@ -468,5 +484,10 @@ def test_the_move_limit_running_out_loses_the_game(device, short_stack, shot):
     expect(mover.locator(".status")).to_have_text(re.compile(r"^Game over — (Ada|Bo) wins\. You ran out of time\.$"))
     expect(result_dialog(other).locator("h2")).to_have_text("You won!")
     expect(result_dialog(other).locator(".forfeit-line")).to_have_text(f"{mover_name} ran out of time.")
+    for page in (mover, other):
+        never_says_no_scoring_move_was_left(result_dialog(page))
+    expect(result_dialog(other).get_by_role("button", name="Rematch")).to_be_enabled()  # both are still here
+    shot(ada, "result-desktop")
+    shot(bo, "result-phone")
     board_shots(shot, {"mover": mover, "other": other})
     no_errors(ada, bo)

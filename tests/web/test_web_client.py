@@ -10,6 +10,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from edge_policy import boxes_completed, open_edges
+from wsclient import Browser
 from webtools import (
     DESKTOP,
     PHONE,
@@ -212,7 +213,7 @@ def test_strategic_with_overlap_rule(open_page, shot):
     expect(dialog).to_be_visible()
     assert sum(g["scores"]) <= 81
     if g["ended_with_open_edges"]:
-        expect(dialog).to_contain_text("No edge could score any more")
+        expect(dialog).to_contain_text("No scoring moves were left, so the game ended with edges still open.")
         # The edges may have died during the AI's last turn: then the final board shows them.
         assert saw_dead or 0 < page.locator(".edge-dead").count() == len(g["dead_edges"])
     dialog.get_by_role("button", name="View board").click()
@@ -220,6 +221,56 @@ def test_strategic_with_overlap_rule(open_page, shot):
     assert page.locator("rect.outline").count() >= len(big)
     no_overlap(page, GAME_PARTS)
     shot(page)
+    assert not page.errors
+
+
+def tiled_exclusive_plan() -> list[list[Any]]:
+    """Strategic under Exclusive with its top-left 8 x 8 boxes tiled by sixteen 2x2s: every edge
+    but the 64 inside them, in edge order (h before v, row, column). Each 2x2 is captured when its
+    outline closes, which leaves the boxes inside it no way to be captured: the last edge of the
+    list ends the game with those 64 edges open, however the rolls fall."""
+    inside = {
+        (o, r, c)
+        for top in range(0, 8, 2)
+        for left in range(0, 8, 2)
+        for o, r, c in (("h", top + 1, left), ("h", top + 1, left + 1), ("v", top, left + 1), ("v", top + 1, left + 1))
+    }
+    every = [("h", r, c) for r in range(10) for c in range(9)] + [("v", r, c) for r in range(9) for c in range(10)]
+    return [list(e) for e in every if e not in inside]
+
+
+def test_a_game_with_no_scoring_move_left_says_so_in_the_rule_books_words(open_page, web_url, shot):
+    page = open_page(DESKTOP, "light")
+    device = page.evaluate("() => localStorage.getItem('boxedin.device')")
+    plan = tiled_exclusive_plan()
+    # The same device plays all but the last edge of a local game over its own socket; the page
+    # resumes the saved game and draws the last one.
+    other_tab = Browser(web_url, device=device)
+    try:
+        other_tab.hello()
+        other_tab.new_game(mode="strategic", overlap="exclusive", opponent="local")
+        for edge in plan[:-1]:
+            if other_tab.state is not None and other_tab.state["phase"] == "roll":
+                other_tab.act(type="roll")
+            other_tab.act(type="draw", edge=edge)
+    finally:
+        other_tab.close()
+    page.reload()
+    page.wait_for_function("() => window.boxedin && window.boxedin.conn.isOpen")
+    page.locator(".continue-card").get_by_role("button", name="Resume").click()
+    g = wait_for_state(page, lambda s: s["opponent"] == "local" and len(s["edges"]) == len(plan) - 1)
+    if g["phase"] == "roll":
+        page.get_by_role("button", name="Roll Dice").click()
+        g = wait_for_state(page, lambda s, seq=g["seq"]: s["seq"] > seq)
+    click_edge(page, plan[-1])
+    g = wait_for_state(page, lambda s: s["over"])
+    assert (g["open_edges"], g["ended_with_open_edges"], g["resigned"]) == (64, True, None)
+    dialog = page.locator("dialog.result-dialog")
+    expect(dialog.locator(".note")).to_have_text("No scoring moves were left, so the game ended with edges still open.")
+    shot(page, "desktop")
+    page.set_viewport_size(PHONE)
+    expect(dialog.locator(".note")).to_be_in_viewport()
+    shot(page, "phone")
     assert not page.errors
 
 

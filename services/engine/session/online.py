@@ -210,6 +210,10 @@ def ask_rematch(game: Game, table: Table, seat: int, want: bool) -> dict[str, An
         raise Refusal("rematch_over", "the rematch has started already")
     if state.declined is not None:
         raise Refusal("rematch_over", "a rematch was declined")
+    if want and state.forfeit_reason == "away":
+        # The grace ran out: the player who lost by it has gone for good, as after Leave, and
+        # an ask would wait for ever for somebody who is not there.
+        raise Refusal("player_gone")
     if want:
         state.rematch[seat - 1] = True
     else:

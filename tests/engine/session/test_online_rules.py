@@ -202,6 +202,22 @@ def test_a_declined_rematch_is_over() -> None:
     assert reason(lambda: online.ask_rematch(game, table, 2, True)) == "rematch_over"
 
 
+def test_after_a_grace_that_ran_out_there_is_no_rematch() -> None:
+    # Bob did not come back in time: gone for good, as after Leave. Neither may ask.
+    game, table = online_game("room")
+    online.forfeit(game, table, 2, "away")
+    assert reason(lambda: online.ask_rematch(game, table, 1, True)) == "player_gone"
+    assert reason(lambda: online.ask_rematch(game, table, 2, True)) == "player_gone"
+    assert table.online_state is not None and table.online_state.rematch == [False, False]
+    assert not online.both_asked(table)
+
+
+def test_after_a_move_limit_that_ran_out_a_rematch_may_be_asked_for() -> None:
+    game, table = online_game()
+    online.forfeit(game, table, 2, "move_limit")
+    assert online.ask_rematch(game, table, 1, True) == {"rematch": True, "by": 1}
+
+
 def test_only_online_games_have_a_rematch() -> None:
     from boxedin.engine.session.setup import new_game
 

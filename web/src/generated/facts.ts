@@ -50,6 +50,7 @@ export const ERRORS = {
   not_online: "that is not an online game",
   not_over: "the game is still running",
   rematch_over: "the rematch was declined or has started",
+  player_gone: "a player did not come back in time, so there is no rematch",
   in_game: "you are playing an online game",
   bad_address: "name a game of the list or type its address",
   nobody_waiting: "nobody is waiting to be let in",

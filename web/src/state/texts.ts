@@ -68,7 +68,9 @@ export function resultTitle(g: GameState, me?: PlayerNo): string {
   return `${g.players[g.winner - 1].name} wins`;
 }
 
-export const OPEN_EDGES_NOTE = "No edge could score any more, so the game stopped with some edges still undrawn.";
+// The rule book's own sentence; the server sets ended_with_open_edges only for a game that really
+// stopped for want of scoring edges, never after a forfeit (whose window says why instead).
+export const OPEN_EDGES_NOTE = "No scoring moves were left, so the game ended with edges still open.";
 export const DEAD_EDGES_NOTE = "Dashed lines can no longer score";
 export const STANDARD_NOTE = "Complete a square to go again!";
 
@@ -153,8 +155,11 @@ export function rematchStatus(g: GameState, me: PlayerNo): RematchStatus {
   if (!o) return "declined";
   const opp = me === 1 ? 1 : 0;
   if (o.next_game) return "starting";
-  // Somebody declined, or the other player left the game (they are not there to ask).
-  if (o.declined !== null || (o.forfeit?.reason === "left" && o.forfeit.player !== me)) return "declined";
+  // Somebody declined, the other player left the game (they are not there to ask), or somebody
+  // did not come back within the grace: gone for good, so the server refuses a rematch (player_gone).
+  if (o.declined !== null || (o.forfeit?.reason === "left" && o.forfeit.player !== me) || o.forfeit?.reason === "away") {
+    return "declined";
+  }
   if (o.rematch[me - 1]) return "asked";
   if (o.rematch[opp]) return "offered";
   return "open";
@@ -171,6 +176,9 @@ export function rematchLine(g: GameState, me: PlayerNo): string | null {
     case "declined":
       if (g.online?.declined === me) return "You declined a rematch.";
       if (g.online?.declined === null && g.online.forfeit?.reason === "left") return `${name} left, so there is no rematch.`;
+      if (g.online?.declined === null && g.online.forfeit?.reason === "away") {
+        return g.online.forfeit.player === me ? "You did not come back, so there is no rematch." : `${name} did not come back, so there is no rematch.`;
+      }
       return `${name} declined a rematch.`;
     case "starting":
       return "The rematch is starting…";
@@ -191,6 +199,7 @@ const ONLINE_ERRORS: Partial<Record<ErrorCode, string>> = {
   own_room: "This is your own room: pass the code on to a friend.",
   too_many_tries: "Too many tries. Wait a minute, then try again.",
   in_game: "You are playing an online game already.",
+  player_gone: "A player did not come back in time, so there is no rematch.",
   unavailable: "Online play is not available right now. Try again in a moment.",
 };
 

@@ -103,8 +103,8 @@ export function mountHelp(app: App, root: HTMLElement): Screen {
           "The online menu shows how many players are online and marks the modes: Opponent waiting (Find Match starts a game at once), Games now (games being played in it), Popular (among the most played this week) and Your most played (counted on this device). The server sends only numbers, never who is playing.",
           "The server rolls the dice and checks every edge, so both devices always show the same board. There is no Undo and no move clock.",
           "If your connection drops, the game reconnects by itself. A player who is away has a minute and a half to come back, or the other player wins. Closing the page does not end the game: choose Online again in time to go back in.",
-          "Leaving a running game gives it to the other player. After the game, Rematch starts the next one once both have asked for it, and whoever went second goes first.",
-          "Online games are not saved on the device and do not count in your statistics or on the leaderboard; finishing and winning them counts towards the achievements under Other players.",
+          "Leaving a running game gives it to the other player. After the game, Rematch starts the next one once both have asked for it, and whoever went second goes first. There is no rematch with a player who left or did not come back in time.",
+          "Online games are not saved on the device and do not count in your statistics or on the leaderboard; finishing and winning them counts towards the achievements under Other players. A game won because the other player left, ran out of time or did not come back is a win there too, whatever the score.",
         ],
       ]),
       section("options", "Options", [

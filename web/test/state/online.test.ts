@@ -179,6 +179,12 @@ describe("online game texts", () => {
     expect(rematchLine(game(over, { declined: 2 }), 1)).toBe("Bo declined a rematch.");
     expect(rematchLine(game(over, { forfeit: { player: 2, reason: "left" } }), 1)).toBe("Bo left, so there is no rematch.");
     expect(rematchStatus(game(over, { forfeit: { player: 1, reason: "left" } }), 1)).toBe("open");
+    // A grace that ran out: gone for good, like Leave, for both players (the server refuses).
+    expect(rematchStatus(game(over, { forfeit: { player: 2, reason: "away" } }), 1)).toBe("declined");
+    expect(rematchLine(game(over, { forfeit: { player: 2, reason: "away" } }), 1)).toBe("Bo did not come back, so there is no rematch.");
+    expect(rematchStatus(game(over, { forfeit: { player: 2, reason: "away" } }), 2)).toBe("declined");
+    expect(rematchLine(game(over, { forfeit: { player: 2, reason: "away" } }), 2)).toBe("You did not come back, so there is no rematch.");
+    expect(rematchStatus(game(over, { forfeit: { player: 2, reason: "move_limit" } }), 1)).toBe("open");
     expect(rematchStatus(game(over, { rematch: [true, true], next_game: "g_2" }), 1)).toBe("starting");
   });
 
@@ -195,7 +201,7 @@ describe("online game texts", () => {
 
   it("explains the errors of online play", () => {
     expect(onlineErrorText("no_room", "no room has this code")).toMatch(/^There is no room with this code/);
-    for (const code of ["bad_code", "no_room", "room_expired", "room_closed", "room_full", "own_room", "too_many_tries", "in_game"]) {
+    for (const code of ["bad_code", "no_room", "room_expired", "room_closed", "room_full", "own_room", "too_many_tries", "in_game", "player_gone"]) {
       expect(onlineErrorText(code, "")).not.toBe(code);
     }
     expect(onlineErrorText("something_new", "The server's sentence.")).toBe("The server's sentence.");

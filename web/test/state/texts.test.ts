@@ -77,7 +77,7 @@ describe("result window", () => {
 
   it("lists the final scores and explains open edges", () => {
     expect(finalScoresLine(makeGame({ scores: [25, 24] }))).toBe("You 25 : 24 AI (Hard)");
-    expect(OPEN_EDGES_NOTE).toMatch(/open|undrawn/);
+    expect(OPEN_EDGES_NOTE).toBe("No scoring moves were left, so the game ended with edges still open.");
     expect(DEAD_EDGES_NOTE).toBe("Dashed lines can no longer score");
   });
 });
