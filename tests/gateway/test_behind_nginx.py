@@ -159,11 +159,15 @@ def test_every_refusal_reason_is_exported_at_zero_from_the_start(front: Front) -
 def test_a_gateway_stopped_in_a_rollout_drains_its_players_onto_the_other_once(front: Front) -> None:
     sources = [f"127.0.3.{index + 1}" for index in range(DRAIN_CLIENTS)]
     players = rollout(
-        front.stack, front.nginx, DRAIN_CLIENTS, spread=SPREAD_SECONDS, gateways=front.gateways, sources=sources
-    )
+        front.stack, front.nginx, DRAIN_CLIENTS,
+        spread=SPREAD_SECONDS, settle=0.5, gateways=front.gateways, sources=sources,
+    )  # fmt: skip
     result: dict[str, Any] = asyncio.run(players)
     print(f"\nrollout: {json.dumps(result)}")
     print(f"the longest time a player was without a connection: {result['longest_without_connection_ms']} ms")
+    # Out of the Service at once, and the handshakes it refused went to the other gateway.
+    assert result["readiness_failed_after_ms"] is not None and result["readiness_failed_after_ms"] < 1000
+    assert result["handshakes_passed_on_by_nginx"] > 0
     assert result["on_stopped_gateway"] > 0 and result["told_to_reconnect"] == result["on_stopped_gateway"]
     assert result["hopped"] == result["on_stopped_gateway"], "a player told to reconnect did not"
     assert result["hopped_more_than_once"] == 0

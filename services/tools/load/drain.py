@@ -18,6 +18,8 @@ import json
 import random
 import signal
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -223,6 +225,23 @@ class Hopper:
         await asyncio.gather(*self._closing)
 
 
+def _until_unready(url: str, give_up_at: float) -> float | None:
+    """Seconds from now until ``url`` (a draining gateway's /readyz) answers 503 "draining";
+    None if it never did before ``give_up_at``."""
+    started = time.monotonic()
+    while time.monotonic() < give_up_at:
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                pass
+        except urllib.error.HTTPError as answer:
+            if answer.code == 503 and json.loads(answer.read()).get("status") == "draining":
+                return time.monotonic() - started
+        except OSError:
+            return None  # gone already: no answer says it was draining
+        time.sleep(0.01)
+    return None
+
+
 def _engine_actions(stack: Stack) -> int:
     from .own_stack import actions_applied
 
@@ -268,8 +287,10 @@ async def rollout(
     survivor = next(name for name in names if name != stopped)
     before = {id(player): player.updates for player in players}
     process = stack.processes[stopped]
+    ready_url = f"http://127.0.0.1:{stack.gateways[stopped]}/readyz"
     sigterm = time.monotonic()
     process.send_signal(signal.SIGTERM)
+    unready_after = await asyncio.to_thread(_until_unready, ready_url, sigterm + spread)
     # Every player told has hopped; then they play a moment more on the other gateway.
     while not all(len(p.hops) >= len(p.told) for p in players) or time.monotonic() < sigterm + spread:
         if time.monotonic() > sigterm + spread + 60:
@@ -300,6 +321,7 @@ async def rollout(
         "all_on_other_gateway_after_seconds": round(max(moved, default=0.0), 3),
         "longest_without_connection_ms": round(1000 * max(offline, default=0.0), 1),
         "median_without_connection_ms": round(1000 * sorted(offline)[len(offline) // 2] if offline else 0.0, 1),
+        "readiness_failed_after_ms": None if unready_after is None else round(1000 * unready_after, 1),
         "connected_to_other_gateway_at_end": on_survivor,
         # Handshakes the draining gateway answered 503 that nginx then gave the other one.
         "handshakes_passed_on_by_nginx": passed_on,
