@@ -243,9 +243,11 @@ def _until_unready(url: str, give_up_at: float) -> float | None:
 
 
 def _engine_actions(stack: Stack) -> int:
-    from .own_stack import actions_applied
+    """The players' actions the engine applied so far (a person's: not a computer turn's or a
+    deadline's, which a shared stack's other games may make meanwhile)."""
+    from .own_stack import _scrape, _total
 
-    return actions_applied(stack.metrics_url("engine"))
+    return round(_total(_scrape(stack.metrics_url("engine")), "boxedin_actions_total", actor="human"))
 
 
 def _websockets_on(stack: Stack, name: str) -> int:
