@@ -86,3 +86,11 @@ PAIRING_TIME = Histogram(
     "Find Match: from a player's find_match frame to their game, as their gateway saw it",
     buckets=(0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300),
 )
+# The gateway's own refusals of a connection or a frame, by its limit (boxedin.gateway.limits,
+# REFUSAL_REASONS): each reason is exported at zero from the start, so a rate over it is 0, not
+# "No data", until the first one.
+GATEWAY_REFUSALS = Counter(
+    "boxedin_gateway_refusals_total",
+    "Websockets and frames the gateway refused under its limits (docs/protocol.md, Limits), by reason",
+    ["reason"],
+)

@@ -4,12 +4,13 @@ one machine. REDIS_URL is also read without the prefix."""
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .keys import Keys
+from .networks import parse_networks
 
 
 class Settings(BaseSettings):
@@ -111,6 +112,16 @@ class Settings(BaseSettings):
     # Websockets open at once from one client address, on each gateway replica (a school or a
     # carrier's NAT puts many players behind one address).
     connections_per_address: int = Field(default=1000, ge=1)
+    # The client address of every per-address limit and log line (boxedin.gateway.forwarded):
+    # the TCP peer's, unless the peer is in one of these networks (comma-separated CIDRs: the
+    # Ingress controller's pods, a load balancer). From them the header below is believed, read
+    # from the right past every trusted hop. Empty (the default): no proxy is trusted, and every
+    # forwarded header is ignored, loopback's too: a local proxy must be named (127.0.0.1/32).
+    trusted_proxies: str = ""
+    # The one header the trusted proxies append the client to (nginx, the ingress-nginx
+    # controller and most load balancers: X-Forwarded-For); the other one is never read, as a
+    # client may send it and no proxy appends to it.
+    client_address_header: Literal["x-forwarded-for", "forwarded"] = "x-forwarded-for"
     # A connection that has not said hello this long after opening is closed, and so is one that
     # sent no frame this long (the web client pings every 10 s, even from a background tab).
     hello_timeout_seconds: float = Field(default=10.0, gt=0)
@@ -129,6 +140,11 @@ class Settings(BaseSettings):
     log_level: str = "INFO"
     # Seconds a stopping server lets running calls finish.
     shutdown_grace_seconds: float = 5.0
+    # A gateway told to stop (SIGTERM) drains (boxedin.gateway.drain): it refuses new websockets
+    # and tells each client to reconnect after a delay of its own, spread evenly over this many
+    # seconds so the other gateways are not hit by every client at once; what is still connected
+    # DRAIN_MARGIN_SECONDS after the spread is closed (1012), then shutdown_grace_seconds apply.
+    drain_spread_seconds: float = Field(default=10.0, ge=0)
 
     # The operator's page /ops on the gateway opens with this token (from a Kubernetes Secret);
     # empty: /ops is off. In production the gateway refuses to start without one.
@@ -162,6 +178,12 @@ class Settings(BaseSettings):
                 "a reconnect's catch-up queues that many frames at once"
             )
         return self
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _trusted_proxies_are_networks(cls, value: str) -> str:
+        parse_networks(value)
+        return value
 
     @model_validator(mode="after")
     def _no_test_controls_in_production(self) -> Settings:

@@ -11,6 +11,7 @@ from boxedin.common.settings import settings
 
 from .app import create_app
 from .client_frames import MAX_READ_BYTES
+from .drain import DrainingServer
 
 
 def main() -> None:
@@ -25,17 +26,26 @@ def main() -> None:
         except OSError as exc:
             where = f"{config.metrics_host}:{config.gateway_metrics_port}"
             raise SystemExit(f"gateway: cannot serve metrics on {where}: {exc.strerror}") from None
-    uvicorn.run(
-        app,
-        host=config.gateway_host,
-        port=config.gateway_port,
-        log_config=None,
-        # Larger messages are not read: the connection is closed with 1009 (client_frames.py, sizes).
-        ws_max_size=MAX_READ_BYTES,
-        ws_ping_interval=config.ws_ping_interval_seconds,
-        ws_ping_timeout=config.ws_ping_timeout_seconds,
-        timeout_graceful_shutdown=int(config.shutdown_grace_seconds),
+    server = DrainingServer(
+        uvicorn.Config(
+            app,
+            host=config.gateway_host,
+            port=config.gateway_port,
+            log_config=None,
+            # The client's address is worked out by the app (forwarded.py, BOXEDIN_TRUSTED_PROXIES)
+            # for HTTP and websockets alike; uvicorn's own reading (FORWARDED_ALLOW_IPS, loopback
+            # by default) would believe a header the trusted proxies never wrote.
+            proxy_headers=False,
+            forwarded_allow_ips="",
+            # Larger messages are not read: the connection is closed with 1009 (client_frames.py, sizes).
+            ws_max_size=MAX_READ_BYTES,
+            ws_ping_interval=config.ws_ping_interval_seconds,
+            ws_ping_timeout=config.ws_ping_timeout_seconds,
+            timeout_graceful_shutdown=int(config.shutdown_grace_seconds),
+        ),
+        app.state.drain,
     )
+    server.run()
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from typing import Any
 import grpc
 import redis.asyncio as redis
 from fastapi import FastAPI, Request, WebSocket
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from boxedin.common import grpc_client
@@ -26,9 +26,11 @@ from boxedin.v1 import engine_pb2_grpc, matchmaker_pb2_grpc, stats_pb2_grpc
 
 from . import ops
 from .connection import KeepTransport
+from .drain import Drain
+from .forwarded import RealClientAddress, TrustedProxies
 from .hub import UpdateHub
 from .identity import DeviceTokens
-from .limits import CLOSE_TOO_MANY_CONNECTIONS, GatewayLimits
+from .limits import CLOSE_TOO_MANY_CONNECTIONS, GatewayLimits, count_refusal
 from .online import PresenceFeed, WaitingKeeper
 from .presence import Presence
 from .repeats import ActionAnswers
@@ -45,6 +47,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
     if config.production and not config.ops_token:
         raise RuntimeError("in production the gateway needs BOXEDIN_OPS_TOKEN (the operator's page token)")
     limits = GatewayLimits.of(config)
+    drain = Drain(config.drain_spread_seconds)
     WATCH.configure(config)  # the update listener's stall and the Redis blip (/readyz)
 
     @contextlib.asynccontextmanager
@@ -91,21 +94,34 @@ def create_app(config: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="Boxed In gateway", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.config = config
+    app.state.drain = drain
     app.include_router(ops.router)
     # /ops?token=... is refused, and its value blanked out of the access log.
     app.add_middleware(ops.TokenNotInUrl)
     app.add_middleware(KeepTransport)
+    # Outermost: every part of the app, and uvicorn's access log, sees the real client.
+    proxies = TrustedProxies.of(config.trusted_proxies, config.client_address_header)
+    app.add_middleware(RealClientAddress, proxies=proxies)
 
     @app.websocket("/ws")
     async def play(ws: WebSocket) -> None:
         """A browser's connection, under the limits of docs/protocol.md, Limits."""
         address = ws.client.host if ws.client is not None else ""
+        if drain.draining:
+            # Answered before anything else, and not with a websocket: a proxy takes an HTTP 503
+            # to a handshake as this replica's failure and tries another.
+            count_refusal("draining")
+            limits.log.log("draining", "websocket refused", reason="draining", client=address)
+            await ws.send_denial_response(PlainTextResponse("this gateway is stopping: try another", 503))
+            return
         origin = ws.headers.get("origin")
         if not limits.origins.allows(origin, ws.headers.get("host")):
+            count_refusal("origin")
             limits.log.log("origin", "websocket refused", reason="origin", origin=origin, client=address)
             await ws.close()  # before accepting: the handshake is answered 403
             return
         if not limits.addresses.admit(address):
+            count_refusal("too_many_connections")
             limits.log.log("too_many_connections", "websocket refused", reason="too_many_connections", client=address)
             await ws.accept()
             await ws.close(CLOSE_TOO_MANY_CONNECTIONS, "too many connections from your address")
@@ -113,9 +129,12 @@ def create_app(config: Settings | None = None) -> FastAPI:
         try:
             await ws.accept()
             WEBSOCKETS.inc()
+            session = Session(ws, ws.app.state.backends)
+            drain.join(session)
             try:
-                await Session(ws, ws.app.state.backends).run()
+                await session.run()
             finally:
+                drain.leave(session)
                 WEBSOCKETS.dec()
         finally:
             limits.addresses.leave(address)
@@ -137,10 +156,12 @@ def create_app(config: Settings | None = None) -> FastAPI:
 
     @app.get("/readyz")
     async def readyz(request: Request) -> JSONResponse:
-        """Readiness: the update listener goes round, Redis answers (an outage no longer than
+        """Readiness: not draining (drain.py), the update listener goes round, Redis answers (an outage no longer than
         redis_blip_seconds is a blip: "reconnecting", still ready), and an engine answers (its
         liveness: an engine replica that is not ready itself is out of the engines' Service, and
         must not take every gateway out of theirs)."""
+        if drain.draining:
+            return JSONResponse({"status": "draining"}, status_code=503)
         checks: dict[str, Any] = {}
         error = ""
         try:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from boxedin.common.logs import RateLimitedLog
+from boxedin.common.metrics import GATEWAY_REFUSALS
 from boxedin.common.settings import Settings, default
 
 # Close codes (RFC 6455 section 7.4: 4000-4999 are the application's own; 4408 and 4429 read as
@@ -20,6 +21,25 @@ CLOSE_TOO_MANY_CONNECTIONS = 1013  # "try again later": the client address has t
 CLOSE_TIMEOUT = 4408  # no hello in time, or no frame for too long
 CLOSE_TOO_FAST = 4429  # kept on sending without credits
 # A page of an origin not allowed never gets a websocket: its handshake is answered HTTP 403.
+# A gateway that is draining (drain.py) answers every new handshake HTTP 503.
+
+# What boxedin_gateway_refusals_total counts, by reason: websockets refused or closed under a
+# limit, and frames the gateway refuses itself (the other refusals are the engine's and the
+# matchmaker's rules, in boxedin_refusals_total); too_many_tries is the room join limit, per
+# device and per client address.
+CONNECTION_REFUSALS = ("origin", "too_many_connections", "draining", "credits_exhausted")
+FRAME_REFUSALS = ("too_fast", "too_large", "bad_message", "hello_first", "too_many_tries")
+REFUSAL_REASONS = CONNECTION_REFUSALS + FRAME_REFUSALS
+
+
+def count_refusal(reason: str) -> None:
+    """Counts one of REFUSAL_REASONS (any other reason is not a limit of the gateway's)."""
+    if reason in REFUSAL_REASONS:
+        GATEWAY_REFUSALS.labels(reason).inc()
+
+
+for _reason in REFUSAL_REASONS:
+    GATEWAY_REFUSALS.labels(_reason)
 
 
 @dataclass(frozen=True)

@@ -407,6 +407,19 @@ class Pong(_Model):
         return cls(type="pong", **_given(reply_to=reply_to))
 
 
+class Reconnect(_Model):
+    """The gateway is going away (a rollout: docs/protocol.md, Reconnecting): the client
+    reconnects once, ``after`` seconds from now, through the same address (another replica takes
+    it). Until then the connection works as ever."""
+
+    type: Literal["reconnect"]
+    after: Annotated[StrictFloat, Field(ge=0)]  # seconds
+
+    @classmethod
+    def build(cls, after: float) -> Reconnect:
+        return cls(type="reconnect", after=round(after, 3))
+
+
 # --- statistics (docs/protocol.md, Statistics) ----------------------------------------------------
 
 
@@ -642,6 +655,7 @@ ServerFrame = Annotated[
     | Error
     | Ack
     | Pong
+    | Reconnect
     | Stats
     | Result
     | ResetConfirm
@@ -660,8 +674,8 @@ SERVER_FRAMES: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)
 # A frame the gateway (or boxedin lan, for Same Wi-Fi) builds itself (state and update frames carry
 # the engine's JSON as it is).
 ServerFrameModel = (
-    Welcome | Saved | Error | Ack | Pong | Stats | Result | ResetConfirm | OnlineStatus | PresenceFrame | MatchWaiting
-    | MatchCancelled | RoomFrame | RoomClosed | Matched | LanStatus | LanClosed
+    Welcome | Saved | Error | Ack | Pong | Reconnect | Stats | Result | ResetConfirm | OnlineStatus | PresenceFrame
+    | MatchWaiting | MatchCancelled | RoomFrame | RoomClosed | Matched | LanStatus | LanClosed
 )  # fmt: skip
 
 

@@ -26,7 +26,7 @@ from .connection import Connection
 from .feed import GameFeed
 from .hub import UpdateHub
 from .identity import DeviceTokens
-from .limits import CLOSE_TOO_FAST, GatewayLimits
+from .limits import CLOSE_TOO_FAST, GatewayLimits, count_refusal
 from .online import PresenceFeed, WaitingKeeper
 from .online_session import OnlinePlay
 from .presence import Presence
@@ -101,8 +101,13 @@ class Session(OnlinePlay):
     async def send(self, body: server_frames.ServerFrameModel | str) -> None:
         self.push(body)
 
+    def reconnect_after(self, seconds: float) -> None:
+        """The gateway is draining (drain.py): the client is to reconnect in ``seconds``."""
+        self.push(server_frames.Reconnect.build(seconds))
+
     async def send_error(self, refusal: Refusal, reply_to: str | int | None) -> None:
         RULE_ERRORS.labels(refusal.reason).inc()
+        count_refusal(refusal.reason)
         refusal_log.refused(refusal.reason, game=self.game_id, seq=self.feed.seq)
         seq = self.feed.seq if self.game_id is not None and self.feed.seq >= 0 else None
         await self.send(server_frames.Error.build(refusal.reason, refusal.message, reply_to=reply_to, seq=seq))
@@ -131,6 +136,7 @@ class Session(OnlinePlay):
         """A frame beyond the connection's credits: refused, and the connection closed when the
         client keeps on sending (docs/protocol.md, Limits)."""
         if self.connection.credits.exhausted:
+            count_refusal("credits_exhausted")
             self.connection.close(CLOSE_TOO_FAST, "too many frames: slow down", "too_fast")
             return
         reply_to = None

@@ -542,14 +542,15 @@ class Stack:
             self._children.pop(name, None)
             return self.processes.pop(name, None)
 
-    def stop_process(self, name: str, timeout: float = 10) -> None:
-        """Stops a child gracefully (SIGTERM, then SIGKILL after ``timeout``), and whatever is left
-        of its process group; it is not started again."""
+    def stop_process(self, name: str, timeout: float = 10, sig: signal.Signals = signal.SIGTERM) -> None:
+        """Stops a child gracefully (``sig``, then SIGKILL after ``timeout``), and whatever is left
+        of its process group; it is not started again. A gateway SIGTERMed alone drains its clients
+        onto the others first (boxedin.gateway.drain)."""
         process = self._take_out(name)
         if process is None:
             return
         if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
+            process.send_signal(sig)
             try:
                 process.wait(timeout)
             except subprocess.TimeoutExpired:
@@ -596,7 +597,9 @@ class Stack:
         # Gateways first, so no new actions arrive; Redis last.
         order = sorted(self.processes, key=lambda n: (n == "redis", not n.startswith("gateway")))
         for name in order:
-            self.stop_process(name)
+            # The whole stack stops: a gateway has no other to drain its clients onto, so it is
+            # stopped at once (SIGINT: uvicorn's shutdown without the drain).
+            self.stop_process(name, sig=signal.SIGINT if name.startswith("gateway") else signal.SIGTERM)
         if self._redis_dir:
             shutil.rmtree(self._redis_dir, ignore_errors=True)
 

@@ -79,7 +79,8 @@ def test_values_settings_reach_the_configmap(chart: helm.Chart) -> None:
         elif isinstance(value, float):
             changed[key] = round(value + 0.5, 2)
         else:
-            changed[key] = {"logLevel": "DEBUG", "engine": "python"}.get(key, f"{value}x")
+            other = {"logLevel": "DEBUG", "engine": "python", "clientAddressHeader": "forwarded"}
+            changed[key] = {**other, "trustedProxies": "10.1.0.0/16"}.get(key, f"{value}x")
     settings = render(chart, {"settings": changed, "extraEnv": {"BOXEDIN_SOMETHING_NEW": 5}}).settings()
     for key, value in changed.items():
         expected = str(value).lower() if isinstance(value, bool) else str(value)

@@ -195,6 +195,16 @@ def ws_url(base: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.drain:
+        from .drain import rollout_ok, run_drain
+
+        if args.clients < 2 or args.spread < 0:
+            print("boxedin load: --clients is at least 2 and --spread at least 0", file=sys.stderr)
+            return 2
+        think = 1.0 if args.think == 0.0 else args.think
+        result = run_drain(args.clients, args.spread, think)
+        print(json.dumps(result))
+        return 0 if rollout_ok(result) else 1
     if args.online:
         from .online import run_online
 
@@ -253,6 +263,15 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--ramp", type=float, default=0.0, metavar="S",
         help="local games: start the players one by one over S seconds, not counted (default 0)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--drain", action="store_true",
+        help="a rollout: own stack, two gateways behind a local nginx, --clients players, one gateway SIGTERMed",
+    )  # fmt: skip
+    parser.add_argument("--clients", type=int, default=300, help="with --drain: players (default 300)")
+    parser.add_argument(
+        "--spread", type=float, default=10.0, metavar="S",
+        help="with --drain: the gateways' BOXEDIN_DRAIN_SPREAD_SECONDS (default 10)",
     )  # fmt: skip
     parser.add_argument(
         "--own-stack", action="store_true",

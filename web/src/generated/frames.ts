@@ -249,6 +249,16 @@ export type PresenceFrame = {
   modes: Record<string, ModePresence>;
 };
 
+/**
+ * The gateway is going away (a rollout: docs/protocol.md, Reconnecting): the client
+ * reconnects once, ``after`` seconds from now, through the same address (another replica takes
+ * it). Until then the connection works as ever.
+ */
+export type Reconnect = {
+  type: "reconnect";
+  after: number;
+};
+
 /** A player asked for (true) or declined (false) a rematch of a finished online game. */
 export type RematchAction = {
   rematch: boolean;
@@ -423,6 +433,7 @@ export type ServerFrame =
   | Error
   | Ack
   | Pong
+  | Reconnect
   | Stats
   | Result
   | ResetConfirm

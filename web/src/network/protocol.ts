@@ -171,6 +171,9 @@ export class Connection {
   private pingTimer: unknown = null;
   private helloTimer: unknown = null;
   private answerTimer: unknown = null;
+  /** The gateway said it is going away (a `reconnect` frame): the socket it was said on, and
+   * when this client moves to another replica. */
+  private leaving: { ws: SocketLike; timer: unknown } | null = null;
   /** Pings sent since the server was last heard from. */
   private unansweredPings = 0;
   private readonly unanswered = new Map<string, Unanswered>();
@@ -257,11 +260,40 @@ export class Connection {
       this.opts.clearTimer(this.helloTimer);
       this.helloTimer = null;
       this.failPending("disconnected", "The connection was lost.");
+      if (this.leaving?.ws === ws) {
+        // Closed by the stopping gateway before our own time to move: move now, no failure.
+        this.moveNow();
+        return;
+      }
       this.scheduleReconnect();
     };
     ws.onerror = () => {
       /* onclose follows */
     };
+  }
+
+  /** A `reconnect` frame: this socket's gateway is stopping. Once, after the delay it gives, the
+   * client connects again through the same address (another replica answers) and goes on from
+   * the last applied seq; a move planned is no connection failure, so the backoff does not grow. */
+  private moveLater(seconds: number): void {
+    const ws = this.ws;
+    if (ws === null || this.leaving?.ws === ws) return;
+    const timer = this.opts.setTimer(() => {
+      if (this.leaving?.ws === ws) this.moveNow();
+    }, Math.max(0, seconds * 1000));
+    this.leaving = { ws, timer };
+  }
+
+  private moveNow(): void {
+    if (this.leaving) this.opts.clearTimer(this.leaving.timer);
+    const ws = this.leaving?.ws;
+    this.leaving = null;
+    if (ws !== undefined && this.ws === ws) {
+      this.resync();
+    } else if (this.ws === null) {
+      this.setStatus("reconnecting");
+      this.connect();
+    }
   }
 
   private scheduleReconnect(): void {
@@ -367,6 +399,9 @@ export class Connection {
         return;
       case "stats":
         this.emit("stats", frame);
+        return;
+      case "reconnect":
+        this.moveLater(frame.after);
         return;
       case "matched":
         // The new game's state follows: updates of the game on screen before it are not for us.

@@ -248,6 +248,45 @@ describe("the connection", () => {
     expect(h.runTimer()).toBe(500);
   });
 
+  it("moves once to another gateway after the delay a stopping gateway gives, with no backoff", () => {
+    const h = harness();
+    h.conn.connect();
+    h.last().open();
+    h.welcome();
+    h.last().receive({ type: "state", seq: 8, game: makeGame({ seq: 8 }) });
+    const old = h.last();
+    old.receive({ type: "reconnect", after: 2.5 });
+    old.receive({ type: "reconnect", after: 0.1 }); // said again: still one move, at the first time
+    expect(h.sockets).toHaveLength(1);
+    expect(h.timers.filter((t) => t.ms === 100)).toHaveLength(0);
+    old.receive(update(9)); // until then the connection works as ever
+    expect(h.conn.sync.seq).toBe(9);
+    expect(h.runTimer(2500)).toBe(2500);
+    expect(old.closed).toBe(true);
+    expect(h.sockets).toHaveLength(2);
+    h.last().open();
+    expect(h.last().sent[0]).toEqual({ type: "hello", device: "D".repeat(43), game: "g_test", seq: 9 });
+    h.welcome();
+    expect(h.conn.status).toBe("open");
+    // The move was no failure: a drop now waits the first backoff step.
+    h.last().drop();
+    expect(h.runTimer()).toBe(500);
+  });
+
+  it("moves at once when the stopping gateway closes before the delay is up", () => {
+    const h = harness();
+    h.conn.connect();
+    h.last().open();
+    h.welcome();
+    h.last().receive({ type: "reconnect", after: 9 });
+    h.last().drop();
+    expect(h.sockets).toHaveLength(2);
+    expect(h.timers.filter((t) => t.ms === 9000)).toHaveLength(0);
+    h.last().open();
+    h.welcome();
+    expect(h.conn.status).toBe("open");
+  });
+
   it("resyncs when an action was stale or the server is ahead", () => {
     const h = harness();
     h.conn.connect();

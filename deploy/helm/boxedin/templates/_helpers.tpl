@@ -252,6 +252,11 @@ Checks of values that a JSON schema cannot express; each fails the render with a
 {{- if le (int $svc.terminationGracePeriodSeconds) (add (int $svc.preStopSleepSeconds) (ceil $svc.shutdownGraceSeconds | int)) }}
 {{- fail (printf "services.%s.terminationGracePeriodSeconds (%v) must exceed preStopSleepSeconds + shutdownGraceSeconds (%v + %v): else the pod is killed before it has drained" $kind $svc.terminationGracePeriodSeconds $svc.preStopSleepSeconds $svc.shutdownGraceSeconds) }}
 {{- end }}
+{{- /* The gateway drains its websockets first: the spread, and 2 s for the last to reconnect. */}}
+{{- $drain := add (ceil $.Values.settings.drainSpreadSeconds | int) 2 }}
+{{- if and (eq $kind "gateway") (le (int $svc.terminationGracePeriodSeconds) (add (int $svc.preStopSleepSeconds) $drain (ceil $svc.shutdownGraceSeconds | int))) }}
+{{- fail (printf "services.gateway.terminationGracePeriodSeconds (%v) must exceed preStopSleepSeconds + settings.drainSpreadSeconds + 2 + shutdownGraceSeconds (%v + %v + 2 + %v): else the pod is killed before its clients have moved" $svc.terminationGracePeriodSeconds $svc.preStopSleepSeconds $.Values.settings.drainSpreadSeconds $svc.shutdownGraceSeconds) }}
+{{- end }}
 {{- if and $svc.port $svc.metricsPort (eq (int $svc.port) (int $svc.metricsPort)) }}
 {{- fail (printf "services.%s.metricsPort (%v) must differ from its port: the process serves its /metrics apart from it" $kind $svc.metricsPort) }}
 {{- end }}
