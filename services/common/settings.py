@@ -91,6 +91,10 @@ class Settings(BaseSettings):
     # online_lease_seconds (their gateway died) is away from then on.
     online_keep_seconds: float = Field(default=10.0, gt=0)
     online_lease_seconds: float = Field(default=30.0, gt=0)
+    # A player whose last connection to an online game closed is away only once this long passed
+    # without a new one: a device that reconnects at once (or keeps reconnecting) commits no
+    # change of presence, so one flapping connection cannot move the game's seq on and on.
+    online_settle_seconds: float = Field(default=1.0, ge=0)
     # Attempts to join a room a minute, per device and per client address (a household or a
     # school shares one), so room codes cannot be found by trying.
     join_tries_per_device: int = Field(default=10, ge=1)

@@ -5,8 +5,11 @@ every bad input answered with its documented error and nothing changed."""
 
 from __future__ import annotations
 
+import json
+import math
 import secrets
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -16,7 +19,7 @@ from boxedin.common.keys import Keys
 from boxedin.supervisor.launcher import Stack, free_port
 
 from stacks import make_stack
-from wsclient import Browser
+from wsclient import Browser, choose_edge
 
 # Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
 pytestmark = pytest.mark.stack
@@ -25,6 +28,9 @@ pytestmark = pytest.mark.stack
 GRACE_SECONDS = 4
 MOVE_LIMIT_SECONDS = 6
 QUICK_MODE = "mini"  # 3x3 boxes, a four-sided die: the shortest online game
+LEASE_SECONDS = 5
+SETTLE_SECONDS = 1.0  # the default: a player whose last connection closed is away after it
+FLAPS = 12  # reconnects of a flapping opponent: each committed a drop and a return before
 
 
 class Player(Browser):
@@ -78,7 +84,8 @@ def stack() -> Iterator[Stack]:
             "BOXEDIN_JOIN_TRIES_PER_ADDRESS": "1000",
             # Gateways vouch for their players twice a second, and a word holds 5 s.
             "BOXEDIN_ONLINE_KEEP_SECONDS": "0.5",
-            "BOXEDIN_ONLINE_LEASE_SECONDS": "5",
+            "BOXEDIN_ONLINE_LEASE_SECONDS": str(LEASE_SECONDS),
+            "BOXEDIN_ONLINE_SETTLE_SECONDS": str(SETTLE_SECONDS),
         },
     )
     try:
@@ -288,6 +295,94 @@ def test_a_reconnect_with_the_last_seq_goes_on_where_it_was(url: str) -> None:
         {"connected": False, "by": 2},
         {"connected": True, "by": 2},
     ]
+
+
+def stored_seat(stack: Stack, game: str, seat: int) -> dict[str, Any]:
+    """What the engine keeps of a seat's presence in the game's stored record: whether it is
+    away, its lease, and the connections of its device that follow the game."""
+    client = redis_of(stack)
+    try:
+        raw = client.hget(Keys(stack.key_prefix).game(game), "record")
+    finally:
+        client.close()
+    assert isinstance(raw, bytes)
+    state = json.loads(raw)["online_state"]
+    return {
+        "away": state["away"][seat - 1],
+        "lease": state["leases"][seat - 1],
+        "connections": len(state["connections"][seat - 1]),
+    }
+
+
+def eventually(condition: Callable[[], bool], timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.02)
+
+
+def presence_changes(player: Player, since: int) -> list[dict[str, Any]]:
+    """The changes of presence among the updates the player got after the first ``since``."""
+    return [update["action"] for update in player.updates[since:] if "connected" in update["action"]]
+
+
+def test_a_second_tab_closing_leaves_the_player_there(stack: Stack, url: str) -> None:
+    """A player is away only when no connection of theirs follows the game."""
+    ann, bob = paired_through_a_room(url)
+    game, seq, since = ann.game_id, ann.seq, len(ann.updates)
+    tab = Player(url, "Bob", device=bob.device)
+    tab.hello(game=game)
+    eventually(lambda: stored_seat(stack, game, 2)["connections"] == 2)
+    tab.close()
+    eventually(lambda: stored_seat(stack, game, 2)["connections"] == 1)
+    # Bob is not away and no grace is pending: his seat holds his gateway's lease, not the
+    # short one of a player whose last connection closed.
+    seat = stored_seat(stack, game, 2)
+    assert seat["away"] is None and seat["lease"] - time.time() > SETTLE_SECONDS + 1
+    # Bob's first connection keeps playing, and Ann saw no change of presence at all.
+    while not bob.my_turn():
+        ann.play_turn()
+        bob.wait_until(lambda state: state["seq"] >= ann.seq)
+    bob.play_turn()
+    ann.wait_until(lambda state: state["seq"] >= bob.seq)
+    assert ann.state is not None and ann.state["online"]["connected"] == [True, True]
+    assert ann.seq > seq and presence_changes(ann, since) == []
+    # Closing the last one starts the grace.
+    bob.close()
+    away = ann.wait_until(lambda state: state["online"]["connected"] == [True, False])
+    assert 0 < away["online"]["away_remaining_ms"][1] <= GRACE_SECONDS * 1000
+    assert presence_changes(ann, since) == [{"connected": False, "by": 2}]
+
+
+def test_a_flapping_opponent_commits_a_bounded_number_of_presence_changes(stack: Stack, url: str) -> None:
+    """An opponent who reconnects again and again commits no change of presence while each
+    reconnect comes within the settle time, and the honest player's moves are never stale."""
+    ann, bob = paired_through_a_room(url)
+    game = ann.game_id
+    while not ann.my_turn():
+        bob.play_turn()
+        ann.wait_until(lambda state: state["seq"] >= bob.seq)
+    since = len(ann.updates)
+    bob.close()
+    started = time.monotonic()
+    for _ in range(FLAPS):
+        flap = Player(url, "Bob", device=bob.device)
+        flap.hello(game=game)
+        flap.close()
+        if ann.my_turn():
+            # Chosen on the board Ann sees, at its seq: never stale, whatever Bob's connections did.
+            assert ann.state is not None
+            if ann.state["phase"] == "roll":
+                ann.act(type="roll", seq=ann.seq)
+            else:
+                ann.act(type="draw", edge=choose_edge(ann.state), seq=ann.seq)
+    ann.wait_until(lambda state: state["online"]["connected"] == [True, False], timeout=SETTLE_SECONDS + 10)
+    elapsed = time.monotonic() - started
+    changes = presence_changes(ann, since)
+    # At most a drop and a return per settle time, and this time the drop after the last close.
+    assert len(changes) <= 2 * math.ceil(elapsed / SETTLE_SECONDS) + 1, (changes, elapsed)
+    assert len(changes) < FLAPS and changes[-1] == {"connected": False, "by": 2}
+    assert not [error for error in ann.errors if error["code"] == "stale"]
 
 
 # --- leaving and rematches ------------------------------------------------------------------------
