@@ -95,10 +95,12 @@ class Settings(BaseSettings):
     # without a new one: a device that reconnects at once (or keeps reconnecting) commits no
     # change of presence, so one flapping connection cannot move the game's seq on and on.
     online_settle_seconds: float = Field(default=1.0, ge=0)
-    # Attempts to join a room a minute, per device and per client address (a household or a
-    # school shares one), so room codes cannot be found by trying.
+    # Wrong guesses at room codes in any minute (a sliding window), per device and per client
+    # address, so room codes cannot be found by trying. Only wrong guesses count: a friend with
+    # the right code is refused only once their address (a household or a school shares one)
+    # made its whole ceiling of wrong guesses, which bounds a guesser who changes devices.
     join_tries_per_device: int = Field(default=10, ge=1)
-    join_tries_per_address: int = Field(default=30, ge=1)
+    join_tries_per_address: int = Field(default=100, ge=1)
 
     # One client must not hurt the others (docs/protocol.md, Limits). Frames waiting to go out to
     # one connection (the most a reconnect's catch-up sends at once is updates_kept), and how long

@@ -9,6 +9,7 @@ import json
 import math
 import secrets
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -19,7 +20,7 @@ from boxedin.common.keys import Keys
 from boxedin.supervisor.launcher import Stack, free_port
 
 from stacks import make_stack
-from wsclient import Browser, choose_edge
+from wsclient import Browser
 
 # Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
 pytestmark = pytest.mark.stack
@@ -29,6 +30,7 @@ GRACE_SECONDS = 4
 MOVE_LIMIT_SECONDS = 6
 QUICK_MODE = "mini"  # 3x3 boxes, a four-sided die: the shortest online game
 LEASE_SECONDS = 5
+TRIES_PER_ADDRESS = 40  # wrong guesses at room codes in a minute from one address
 SETTLE_SECONDS = 1.0  # the default: a player whose last connection closed is away after it
 FLAPS = 12  # reconnects of a flapping opponent: each committed a drop and a return before
 
@@ -36,8 +38,10 @@ FLAPS = 12  # reconnects of a flapping opponent: each committed a drop and a ret
 class Player(Browser):
     """A test browser that plays online: it knows its seat from ``matched``."""
 
-    def __init__(self, base_url: str, name: str, device: str | None = None) -> None:
-        super().__init__(base_url, device)
+    def __init__(
+        self, base_url: str, name: str, device: str | None = None, headers: dict[str, str] | None = None
+    ) -> None:
+        super().__init__(base_url, device, headers)
         self.name = name
         self.seat = 0
         self.matched: list[dict[str, Any]] = []
@@ -79,9 +83,9 @@ def stack() -> Iterator[Stack]:
             "BOXEDIN_ONLINE_GRACE_SECONDS": str(GRACE_SECONDS),
             "BOXEDIN_MOVE_LIMIT_SECONDS": str(MOVE_LIMIT_SECONDS),
             "BOXEDIN_USE_CELERY": "false",
-            # Every test player joins from 127.0.0.1: the limit per address is tested on its own
-            # (test_matchmaking.py), the one per device here.
-            "BOXEDIN_JOIN_TRIES_PER_ADDRESS": "1000",
+            # Every test player joins from 127.0.0.1, and only wrong guesses count: the tests
+            # together make fewer than this in a minute, but for the one that makes them all.
+            "BOXEDIN_JOIN_TRIES_PER_ADDRESS": str(TRIES_PER_ADDRESS),
             # Gateways vouch for their players twice a second, and a word holds 5 s.
             "BOXEDIN_ONLINE_KEEP_SECONDS": "0.5",
             "BOXEDIN_ONLINE_LEASE_SECONDS": str(LEASE_SECONDS),
@@ -359,30 +363,29 @@ def test_a_flapping_opponent_commits_a_bounded_number_of_presence_changes(stack:
     reconnect comes within the settle time, and the honest player's moves are never stale."""
     ann, bob = paired_through_a_room(url)
     game = ann.game_id
-    while not ann.my_turn():
-        bob.play_turn()
-        ann.wait_until(lambda state: state["seq"] >= bob.seq)
-    since = len(ann.updates)
+    while not (ann.my_turn() and ann.state is not None and ann.state["phase"] == "roll"):
+        (bob if bob.my_turn() else ann).play_turn()
+        ann.wait_until(lambda state: state["seq"] >= max(ann.seq, bob.seq))
+        bob.wait_until(lambda state: state["seq"] >= ann.seq)
+    since, chosen_at = len(ann.updates), ann.seq
     bob.close()
     started = time.monotonic()
     for _ in range(FLAPS):
         flap = Player(url, "Bob", device=bob.device)
         flap.hello(game=game)
         flap.close()
-        if ann.my_turn():
-            # Chosen on the board Ann sees, at its seq: never stale, whatever Bob's connections did.
-            assert ann.state is not None
-            if ann.state["phase"] == "roll":
-                ann.act(type="roll", seq=ann.seq)
-            else:
-                ann.act(type="draw", edge=choose_edge(ann.state), seq=ann.seq)
     ann.wait_until(lambda state: state["online"]["connected"] == [True, False], timeout=SETTLE_SECONDS + 10)
     elapsed = time.monotonic() - started
     changes = presence_changes(ann, since)
     # At most a drop and a return per settle time, and this time the drop after the last close.
     assert len(changes) <= 2 * math.ceil(elapsed / SETTLE_SECONDS) + 1, (changes, elapsed)
     assert len(changes) < FLAPS and changes[-1] == {"connected": False, "by": 2}
-    assert not [error for error in ann.errors if error["code"] == "stale"]
+    # Ann's move, chosen on the board she saw before all of it, is not stale.
+    assert ann.state is not None and ann.state["phase"] == "roll"
+    ann.send(game=game, seq=chosen_at, type="roll")
+    ann.wait_until(lambda state: state["phase"] != "roll")
+    assert ann.updates[-1]["action"]["by"] == ann.seat and "roll" in ann.updates[-1]["action"]
+    assert ann.errors == []
 
 
 # --- leaving and rematches ------------------------------------------------------------------------
@@ -552,3 +555,24 @@ def test_the_saved_game_pointer_and_the_statistics_keys_end(stack: Stack, url: s
     ann_hash = device_hash(ann.device)
     for key in (keys.stats(ann_hash), keys.stats_counted(ann_hash), keys.stats_results(ann_hash)):
         assert 399 * 24 * 3600 < client.ttl(key) <= 400 * 24 * 3600, key
+
+
+def test_wrong_guesses_stay_at_the_address_ceiling_whatever_x_forwarded_for_says(stack: Stack) -> None:
+    """From loopback, every guesser names an address of its own in X-Forwarded-For: the gateway
+    trusts no forwarded header by default, so all of them are one address, 127.0.0.1."""
+    tries = Keys(stack.key_prefix).join_tries("a:127.0.0.1")
+    client = redis_of(stack)
+    client.delete(tries)  # the module's other tests' wrong guesses
+    try:
+        outcomes: Counter[str] = Counter()
+        for n in range(5):
+            forged = {"X-Forwarded-For": f"203.0.113.{n + 1}"}
+            guesser = Player(stack.url(), f"Guesser {n}", headers=forged)
+            guesser.enter()
+            for k in range(9):  # under the limit per device
+                outcomes[guesser.error_of(type="join_room", code=f"ZZZZ{n + 2}{k + 2}", name="Guesser")] += 1
+            guesser.close()
+        assert outcomes == {"no_room": TRIES_PER_ADDRESS, "too_many_tries": 45 - TRIES_PER_ADDRESS}
+    finally:
+        client.delete(tries)  # the address's ceiling is reached: the tests after it join again
+        client.close()
