@@ -18,10 +18,13 @@ from . import progress
 from .cancelling import stop_task
 from .gc_pauses import settle_gc
 from .metrics import RPC_LATENCY
+from .reasons import REFUSAL_STATUSES
 from .service_auth import CallerCheck
 from .settings import settings
 
 log = logging.getLogger("boxedin.grpc")
+# A call refused for what it asked is no failure of the service (boxedin.common.reasons).
+_REFUSALS = frozenset(status.name for status in REFUSAL_STATUSES)
 
 _Request = TypeVar("_Request")
 _Response = TypeVar("_Response")
@@ -56,7 +59,7 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
             finally:
                 elapsed = time.perf_counter() - start
                 RPC_LATENCY.labels(method, code).observe(elapsed)
-                if code not in ("OK", "FAILED_PRECONDITION", "ABORTED", "NOT_FOUND", "INVALID_ARGUMENT"):
+                if code != "OK" and code not in _REFUSALS:
                     log.warning("rpc failed", extra={"method": method, "code": code, "seconds": elapsed})
 
         return grpc.unary_unary_rpc_method_handler(

@@ -136,9 +136,10 @@ class Keys:
         """The code of the device's open room, while the room waits."""
         return f"{self.prefix}{{mm}}:device-room:{device_hash}"
 
-    def join_tries(self, who: str, minute: int) -> str:
-        """Join attempts of a device or an address in one minute."""
-        return f"{self.prefix}{{mm}}:tries:{who}:{minute}"
+    def join_tries(self, who: str) -> str:
+        """A sorted set: a device's or an address's wrong guesses at room codes in the last
+        minute, each scored by its moment."""
+        return f"{self.prefix}{{mm}}:tries:{who}"
 
     def played(self, day: str) -> str:
         """A hash: mode -> online games started on that day (UTC, YYYYMMDD)."""

@@ -29,15 +29,32 @@ class Reason:
 
 
 _S = grpc.StatusCode
-# A code that never crosses gRPC (the gateway's and boxedin lan's own) still has a status: the
-# one an unknown code gets, INTERNAL, so that nothing about a refusal changes with the catalogue.
+# The statuses of a refusal of what the caller asked: a client's mistake (or a game that moved
+# on), never the service failing. The error-rate alert (deploy/helm/boxedin/files/rules.yaml,
+# BoxedInErrorRate) and the servers' "rpc failed" log leave exactly these out; every code the
+# catalogue gives a client (or a boxedin lan browser) travels with one of them, even a code that
+# never crosses gRPC (the gateway's and boxedin lan's own), so that no refusal of bad input can
+# ever count as a failure. RESOURCE_EXHAUSTED is not among them: gRPC itself answers it when a
+# server is over its limits.
+REFUSAL_STATUSES = frozenset(
+    {
+        _S.FAILED_PRECONDITION,
+        _S.ABORTED,
+        _S.NOT_FOUND,
+        _S.INVALID_ARGUMENT,
+        _S.PERMISSION_DENIED,
+        _S.CANCELLED,
+    }
+)
+# The codes that say the service failed: they travel with a status the alert counts.
+FAILURE_CODES = frozenset({"internal", "unavailable"})
 _RULE = _S.FAILED_PRECONDITION  # the replay contract's rule errors (boxedin.engine.actions)
 CATALOGUE: tuple[Reason, ...] = (
     # The frame itself (the gateway's own).
-    Reason("bad_message", _S.INTERNAL, "the frame is not a valid frame of the protocol"),
-    Reason("too_large", _S.INTERNAL, "the frame is too large"),
-    Reason("hello_first", _S.INTERNAL, "say hello with your device token first"),
-    Reason("too_fast", _S.INTERNAL, "too many frames at once: slow down"),
+    Reason("bad_message", _S.INVALID_ARGUMENT, "the frame is not a valid frame of the protocol"),
+    Reason("too_large", _S.INVALID_ARGUMENT, "the frame is too large"),
+    Reason("hello_first", _S.FAILED_PRECONDITION, "say hello with your device token first"),
+    Reason("too_fast", _S.FAILED_PRECONDITION, "too many frames at once: slow down"),
     # A game's setup and its calls.
     Reason("bad_device", _S.INVALID_ARGUMENT, "the device token is not valid"),
     Reason("bad_setup", _S.INVALID_ARGUMENT, "the game cannot be set up so"),
@@ -62,7 +79,7 @@ CATALOGUE: tuple[Reason, ...] = (
     Reason("undo_not_allowed", _RULE, "Undo is not allowed in this game"),
     # The services behind the gateway.
     Reason("busy", _S.ABORTED, "another action on the game came at the same moment; try again"),
-    Reason("bad_token", _S.INTERNAL, "the confirmation token is wrong or has expired; ask again"),
+    Reason("bad_token", _S.PERMISSION_DENIED, "the confirmation token is wrong or has expired; ask again"),
     Reason("internal", _S.INTERNAL, "something went wrong on the server; the game is unchanged"),
     Reason("unavailable", _S.UNAVAILABLE, "the game service cannot be reached; the game is unchanged"),
     # Online play (docs/protocol.md, Online play).
@@ -73,16 +90,16 @@ CATALOGUE: tuple[Reason, ...] = (
     Reason("room_closed", _S.NOT_FOUND, "the friend who made this room closed it"),
     Reason("room_full", _S.FAILED_PRECONDITION, "somebody has joined this room already"),
     Reason("own_room", _S.FAILED_PRECONDITION, "this is your own room: pass the code on to a friend"),
-    Reason("too_many_tries", _S.RESOURCE_EXHAUSTED, "too many tries to join a room: wait a minute and check the code"),
+    Reason("too_many_tries", _S.FAILED_PRECONDITION, "too many tries to join a room: wait a minute and check the code"),
     Reason("not_online", _S.FAILED_PRECONDITION, "that is not an online game"),
     Reason("not_over", _S.FAILED_PRECONDITION, "the game is still running"),
     Reason("rematch_over", _S.FAILED_PRECONDITION, "the rematch was declined or has started"),
     Reason("player_gone", _S.FAILED_PRECONDITION, "a player did not come back in time, so there is no rematch"),
     Reason("in_game", _S.FAILED_PRECONDITION, "you are playing an online game"),
     # Same Wi-Fi: a boxedin lan process to its own browser (docs/protocol.md, Same Wi-Fi).
-    Reason("bad_address", _S.INTERNAL, "name a game of the list or type its address", "lan"),
-    Reason("nobody_waiting", _S.INTERNAL, "nobody is waiting to be let in", "lan"),
-    Reason("host_left", _S.INTERNAL, "the host closed the game", "lan"),
+    Reason("bad_address", _S.INVALID_ARGUMENT, "name a game of the list or type its address", "lan"),
+    Reason("nobody_waiting", _S.FAILED_PRECONDITION, "nobody is waiting to be let in", "lan"),
+    Reason("host_left", _S.FAILED_PRECONDITION, "the host closed the game", "lan"),
     # A call from a service that may not make it (boxedin.common.service_auth).
     Reason("not_allowed", _S.PERMISSION_DENIED, "this service may not make that call", "service"),
     Reason("unauthenticated", _S.UNAUTHENTICATED, "the calling service is not authenticated", "service"),

@@ -92,10 +92,16 @@ class Settings(BaseSettings):
     # online_lease_seconds (their gateway died) is away from then on.
     online_keep_seconds: float = Field(default=10.0, gt=0)
     online_lease_seconds: float = Field(default=30.0, gt=0)
-    # Attempts to join a room a minute, per device and per client address (a household or a
-    # school shares one), so room codes cannot be found by trying.
+    # A player whose last connection to an online game closed is away only once this long passed
+    # without a new one: a device that reconnects at once (or keeps reconnecting) commits no
+    # change of presence, so one flapping connection cannot move the game's seq on and on.
+    online_settle_seconds: float = Field(default=1.0, ge=0)
+    # Wrong guesses at room codes in any minute (a sliding window), per device and per client
+    # address, so room codes cannot be found by trying. Only wrong guesses count: a friend with
+    # the right code is refused only once their address (a household or a school shares one)
+    # made its whole ceiling of wrong guesses, which bounds a guesser who changes devices.
     join_tries_per_device: int = Field(default=10, ge=1)
-    join_tries_per_address: int = Field(default=30, ge=1)
+    join_tries_per_address: int = Field(default=100, ge=1)
 
     # One client must not hurt the others (docs/protocol.md, Limits). Frames waiting to go out to
     # one connection (the most a reconnect's catch-up sends at once is updates_kept), and how long

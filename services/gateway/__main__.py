@@ -12,6 +12,7 @@ from boxedin.common.settings import settings
 from .app import create_app
 from .client_frames import MAX_READ_BYTES
 from .drain import DrainingServer
+from .keepalive import GatewayWebSocketProtocol
 
 
 def main() -> None:
@@ -39,6 +40,7 @@ def main() -> None:
             forwarded_allow_ips="",
             # Larger messages are not read: the connection is closed with 1009 (client_frames.py, sizes).
             ws_max_size=MAX_READ_BYTES,
+            ws=GatewayWebSocketProtocol,  # a ping gone unanswered closes with 4408
             ws_ping_interval=config.ws_ping_interval_seconds,
             ws_ping_timeout=config.ws_ping_timeout_seconds,
             timeout_graceful_shutdown=int(config.shutdown_grace_seconds),

@@ -43,6 +43,10 @@ def was_issued(token: str, key: bytes) -> bool:
         raw = base64.urlsafe_b64decode(token + "=")
     except (binascii.Error, ValueError):
         return False
+    # Only the form we issue: the last character carries four bits that decoding ignores, so
+    # without this each token has twins (and decoding skips characters outside the alphabet).
+    if len(raw) != _RANDOM_BYTES + _MAC_BYTES or base64.urlsafe_b64encode(raw).rstrip(b"=").decode() != token:
+        return False
     random, mac = raw[:_RANDOM_BYTES], raw[_RANDOM_BYTES:]
     return hmac.compare_digest(mac, hmac.new(key, random, hashlib.sha256).digest()[:_MAC_BYTES])
 

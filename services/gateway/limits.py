@@ -4,6 +4,7 @@ codes that say which limit ended a connection."""
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import time
 from collections import Counter
@@ -127,10 +128,24 @@ def _origin_key(origin: str) -> tuple[str, str, int] | None:
     return parts.scheme, parts.hostname, port or _DEFAULT_PORTS[parts.scheme]
 
 
+def _unrebindable(hostname: str) -> bool:
+    """Whether a host name is one no other site's page can be served under: an IP address, or
+    localhost. Any other name can be pointed at the gateway by whoever owns it (DNS rebinding: a
+    page of evil.example whose name now resolves to the gateway sends Origin and Host both of
+    evil.example), so a name is the gateway's own only when it is configured."""
+    try:
+        ipaddress.ip_address(hostname.strip("[]"))
+    except ValueError:
+        return hostname == "localhost"
+    return True
+
+
 def same_host(origin: str, host: str | None) -> bool:
     """Whether the page's origin names the host (and port) the client connected to, as its Host
-    header says: the web client the gateway serves itself. A Host without a port was reached on
-    the default port of the page's scheme (a TLS proxy in front: https, 443)."""
+    header says, and that host is an address (or localhost): the web client the gateway serves
+    itself, reached by its address. A Host without a port was reached on the default port of the
+    page's scheme. A page reached by a name is the gateway's own only when its origin is
+    configured (``BOXEDIN_ALLOWED_ORIGINS``; the chart adds its Ingress hosts)."""
     key = _origin_key(origin)
     if key is None or not host:
         return False
@@ -140,15 +155,17 @@ def same_host(origin: str, host: str | None) -> bool:
     except ValueError:
         return False
     scheme, hostname, origin_port = key
-    return parts.hostname == hostname and (port or _DEFAULT_PORTS[scheme]) == origin_port
+    same = parts.hostname == hostname and (port or _DEFAULT_PORTS[scheme]) == origin_port
+    return same and _unrebindable(hostname)
 
 
 class OriginPolicy:
     """Which pages may open a websocket. Browsers always send ``Origin`` with a websocket
     handshake, so a page of another site that opens the gateway from its visitors' browsers is
     told apart by it; other clients (scripts, load tests, native apps) send none, or whatever they
-    like, so it is no check on them and a handshake without one is allowed. Allowed: the gateway's
-    own host, and the origins listed in ``allowed`` (comma-separated; ``*``: any)."""
+    like, so it is no check on them and a handshake without one is allowed. Allowed: the origins
+    listed in ``allowed`` (comma-separated; ``*``: any: the installation's public origins and
+    other sites'), and the gateway's own host when the page reached it by its address."""
 
     def __init__(self, allowed: str) -> None:
         items = [item.strip() for item in allowed.split(",") if item.strip()]

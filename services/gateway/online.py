@@ -92,8 +92,8 @@ class WaitingKeeper(Background):
         self.engine = engine
         self.every_seconds = every_seconds
         self.devices: dict[str, int] = {}  # device token -> connections waiting
-        # A connection (any key) -> the online game it follows and its device token.
-        self.players: dict[object, tuple[str, str]] = {}
+        # A connection (any key) -> the online game it follows, its device token and its id.
+        self.players: dict[object, tuple[str, str, str]] = {}
 
     def add(self, device: str) -> None:
         self.devices[device] = self.devices.get(device, 0) + 1
@@ -105,8 +105,8 @@ class WaitingKeeper(Background):
         if self.devices[device] <= 0:
             del self.devices[device]
 
-    def keep_connected(self, connection: object, game_id: str, device: str) -> None:
-        self.players[connection] = (game_id, device)
+    def keep_connected(self, connection: object, game_id: str, device: str, connection_id: str) -> None:
+        self.players[connection] = (game_id, device, connection_id)
 
     def forget_connected(self, connection: object) -> None:
         self.players.pop(connection, None)
@@ -122,8 +122,8 @@ class WaitingKeeper(Background):
                     log.warning("cannot keep the waiting players' places", extra={"error": error.code().name})
             if self.players:
                 players = [
-                    engine_pb2.ConnectedRequest(game_id=game_id, device=device, connected=True)
-                    for game_id, device in set(self.players.values())
+                    engine_pb2.ConnectedRequest(game_id=game_id, device=device, connected=True, connection=connection)
+                    for game_id, device, connection in self.players.values()
                 ]
                 try:
                     await self.engine.KeepConnected(engine_pb2.KeepConnectedRequest(players=players), timeout=10)

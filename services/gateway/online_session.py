@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -58,6 +59,9 @@ class OnlinePlay:
     _announced: matchmaker_pb2.MatchStarted | None = None
     _waiting_since = 0.0  # when the device asked Find Match (time.monotonic)
     _on_menu = False
+    # This connection among the device's connections to its online game (the engine counts them:
+    # the player is away only when none follows the game, whichever gateway holds them).
+    _connection_id = ""
 
     @property
     def hello_device(self) -> str:
@@ -82,19 +86,30 @@ class OnlinePlay:
             with contextlib.suppress(grpc.RpcError):
                 await self.matchmaker.CancelFind(matchmaker_pb2.DeviceOnly(device=self.device), timeout=5)
 
+    @property
+    def connection_id(self) -> str:
+        if not self._connection_id:
+            self._connection_id = secrets.token_urlsafe(12)
+        return self._connection_id
+
     async def away(self, game_id: str) -> None:
+        """This connection no longer follows the online game (the player is away once none does)."""
         self.keeper.forget_connected(self)
+        request = engine_pb2.ConnectedRequest(
+            game_id=game_id, device=self.hello_device, connected=False, connection=self.connection_id
+        )
         with contextlib.suppress(grpc.RpcError):
-            await self.engine.SetConnected(
-                engine_pb2.ConnectedRequest(game_id=game_id, device=self.hello_device, connected=False), timeout=5
-            )
+            await self.engine.SetConnected(request, timeout=5)
 
     async def back(self, game_id: str) -> None:
-        """The device's player is here for its online game."""
+        """The device's player is here for its online game, through this connection."""
         # Vouched for first: even if this call fails, the keeper's next round says it is here.
-        self.keeper.keep_connected(self, game_id, self.hello_device)
+        self.keeper.keep_connected(self, game_id, self.hello_device, self.connection_id)
         snapshot = await self.engine.SetConnected(
-            engine_pb2.ConnectedRequest(game_id=game_id, device=self.hello_device, connected=True), timeout=5
+            engine_pb2.ConnectedRequest(
+                game_id=game_id, device=self.hello_device, connected=True, connection=self.connection_id
+            ),
+            timeout=5,
         )
         await self.feed.sync_to(snapshot)
 

@@ -1,12 +1,14 @@
 """Rooms for playing with friends: the creator gets a code and picks the mode and the overlap
 rule; the first friend who enters the code starts the game. A room waits 30 minutes at most and
-is then kept a day as expired, so a late friend is told so. Join attempts are counted per
-device and per client address in the same Lua script that joins, so codes cannot be found by
-trying."""
+is then kept a day as expired, so a late friend is told so. Wrong guesses at a code are counted
+per device and per client address over the last minute, a sliding window, in the same Lua script
+that joins, so codes cannot be found by trying (docs/protocol.md, Online play)."""
 
 from __future__ import annotations
 
+import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
@@ -43,21 +45,43 @@ end
 return 0
 """
 
-# KEYS: room, the device's tries this minute, the address's tries this minute.
-# ARGV: device, now ms, tries per device, tries per address.
+# The window wrong guesses are counted over, sliding: at no moment did more than the limit go
+# through in the minute before it.
+TRIES_WINDOW_SECONDS = 60
+
+# KEYS: room, the device's wrong guesses, the address's wrong guesses (sorted sets: a member per
+# guess, scored by its moment in ms). ARGV: device, now ms, wrong guesses per device, wrong
+# guesses per address, window ms, a member for this guess.
 # Returns {'ok', creator, name, mode, overlap} or {reason}.
+#
+# A wrong guess names no room that can be joined: none, or one expired or closed. The right code
+# of a room (one's own, or one somebody joined first) is no guess. Only wrong guesses count, so a
+# device that made none is refused only when its address has made its whole ceiling of them: a
+# friend in a household where one device guesses gets in, while a guesser who changes devices
+# still gets no more than the address's ceiling a minute. A refused guess counts nothing (the
+# sets stay at most the limits long).
 _JOIN = """
-local by_device = redis.call('INCR', KEYS[2])
-redis.call('EXPIRE', KEYS[2], 60)
-local by_address = redis.call('INCR', KEYS[3])
-redis.call('EXPIRE', KEYS[3], 60)
-if by_device > tonumber(ARGV[3]) or by_address > tonumber(ARGV[4]) then return {'too_many_tries'} end
+local since = tonumber(ARGV[2]) - tonumber(ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', since)
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', since)
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) or redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[4]) then
+  return {'too_many_tries'}
+end
 local room = redis.call('HMGET', KEYS[1], 'device', 'name', 'mode', 'overlap', 'expires', 'state', 'joiner')
-if not room[1] then return {'no_room'} end
-if room[1] == ARGV[1] then return {'own_room'} end
-if room[6] == 'closed' then return {'room_closed'} end
-if room[6] == 'started' then return {'room_full'} end
-if tonumber(room[5]) <= tonumber(ARGV[2]) then return {'room_expired'} end
+local wrong = nil
+if not room[1] then wrong = 'no_room'
+elseif room[1] == ARGV[1] then return {'own_room'}
+elseif room[6] == 'closed' then wrong = 'room_closed'
+elseif room[6] == 'started' then return {'room_full'}
+elseif tonumber(room[5]) <= tonumber(ARGV[2]) then wrong = 'room_expired'
+end
+if wrong then
+  for i = 2, 3 do
+    redis.call('ZADD', KEYS[i], ARGV[2], ARGV[6])
+    redis.call('PEXPIRE', KEYS[i], ARGV[5])
+  end
+  return {wrong}
+end
 redis.call('HSET', KEYS[1], 'state', 'started', 'joiner', ARGV[1])
 return {'ok', room[1], room[2], room[3], room[4]}
 """
@@ -85,13 +109,19 @@ class OpenRoom:
 
 class Rooms:
     def __init__(
-        self, client: redis.Redis, keys: Keys, tries_per_device: int = 10, tries_per_address: int = 30
+        self,
+        client: redis.Redis,
+        keys: Keys,
+        tries_per_device: int = 10,
+        tries_per_address: int = 100,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.redis = client
         self.keys = keys
-        # Join attempts a minute (settings: join_tries_per_device, join_tries_per_address).
+        # Wrong guesses a minute (settings: join_tries_per_device, join_tries_per_address).
         self.tries_per_device = tries_per_device
         self.tries_per_address = tries_per_address
+        self.clock = clock  # epoch seconds; a test moves it across a window
         self._create = client.register_script(_CREATE)
         self._close = client.register_script(_CLOSE)
         self._join = client.register_script(_JOIN)
@@ -138,15 +168,13 @@ class Rooms:
     async def join(self, code: str, device: str, address: str) -> OpenRoom:
         """Claims the room for the device (the game is then started by the caller), or says why
         it cannot be joined."""
-        minute = int(time.time() // 60)
-        keys = [
-            self.keys.room(code),
-            self.keys.join_tries(f"d:{device}", minute),
-            self.keys.join_tries(f"a:{address}", minute),
-        ]
-        reply = await self._join(
-            keys=keys, args=[device, round(time.time() * 1000), self.tries_per_device, self.tries_per_address]
-        )
+        keys = [self.keys.room(code), self.keys.join_tries(f"d:{device}"), self.keys.join_tries(f"a:{address}")]
+        now = round(self.clock() * 1000)
+        args: list[str | int] = [
+            device, now, self.tries_per_device, self.tries_per_address, TRIES_WINDOW_SECONDS * 1000,
+            f"{now}:{secrets.token_hex(6)}",
+        ]  # fmt: skip
+        reply = await self._join(keys=keys, args=args)
         outcome = reply[0].decode()
         if outcome != "ok":
             raise Refusal(outcome)  # the catalogue's sentence for the room's refusal

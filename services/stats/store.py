@@ -6,6 +6,7 @@ it, however often."""
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from dataclasses import dataclass
 from typing import cast
@@ -69,6 +70,12 @@ return 1
 RESET_TOKEN_SECONDS = 60
 
 
+def reset_token_hash(token: str) -> str:
+    """What the store keeps of a reset confirmation token: its SHA-256. The token is random
+    (128 bits), so an unsalted hash is enough to make the stored value useless to a reader."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
 @dataclass(slots=True)
 class StoredStats:
     stats: DeviceStats
@@ -107,10 +114,12 @@ class StatsStore:
         return None if raw is None else stats_pb2.GameResult.FromString(raw)
 
     async def new_reset_token(self, device: str) -> str:
+        """A confirmation token for the device's reset; only its hash is stored, like a device
+        token's: whoever reads the store cannot reset anybody's statistics."""
         token = secrets.token_urlsafe(16)
-        await self.redis.set(self.keys.stats_reset_token(device), token, ex=RESET_TOKEN_SECONDS)
+        await self.redis.set(self.keys.stats_reset_token(device), reset_token_hash(token), ex=RESET_TOKEN_SECONDS)
         return token
 
     async def reset(self, device: str, token: str) -> bool:
         keys = [self.keys.stats(device), self.keys.stats_results(device), self.keys.stats_reset_token(device)]
-        return bool(await self._reset(keys=keys, args=[token]))
+        return bool(await self._reset(keys=keys, args=[reset_token_hash(token)]))

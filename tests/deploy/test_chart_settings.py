@@ -222,3 +222,13 @@ def test_notes_say_where_the_redis_password_is(default: Rendered, cluster: Rende
     assert "Celery's broker yours (Secret boxedin-redis-broker)" in production.notes
     assert "Celery's queue shares the games' Redis" in default.notes
     assert "Celery's queue shares the games' Redis" not in production.notes
+
+
+def test_the_ingress_hosts_are_the_public_origins_the_gateway_allows(chart: helm.Chart) -> None:
+    """The gateway trusts no Host header for a name (DNS rebinding): the chart names the
+    installation's public origins, its Ingress hosts, beside the origins the values list."""
+    ingress = {"enabled": True, "hosts": [{"host": "play.example", "paths": [{"path": "/", "pathType": "Prefix"}]}]}
+    listed = render(chart, {"ingress": ingress, "settings": {"allowedOrigins": "https://friends.example"}})
+    origins = listed.settings()["BOXEDIN_ALLOWED_ORIGINS"].split(",")
+    assert origins == ["https://friends.example", "https://play.example", "http://play.example"]
+    assert render(chart, {"ingress": {"enabled": False}}).settings()["BOXEDIN_ALLOWED_ORIGINS"] == ""

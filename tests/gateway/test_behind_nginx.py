@@ -141,7 +141,10 @@ async def join_tries(url: str, source: str, tries: int) -> list[str]:
 
 def test_room_join_tries_are_counted_per_real_client(front: Front) -> None:
     url = front.nginx.url.replace("http://", "ws://") + "/ws"
-    per_address = 30  # the live stack's matchmaker keeps the default join_tries_per_address
+    from boxedin.common.settings import Settings
+
+    # The live stack's matchmaker keeps the default: wrong guesses a minute from one address.
+    per_address = Settings.model_fields["join_tries_per_address"].default
     before = front.refusals("too_many_tries")
     first = asyncio.run(join_tries(url, "127.0.2.11", per_address + 1))
     assert first == ["no_room"] * per_address + ["too_many_tries"]

@@ -31,6 +31,21 @@ def test_a_token_is_128_random_bits_and_their_mac_and_only_the_key_it_was_made_w
         assert not was_issued(made_up, key), made_up
 
 
+def test_only_the_canonical_base64_form_of_a_token_is_accepted() -> None:
+    """The last of a token's 43 characters carries four bits of it and two that decoding ignores:
+    the 3 twins that differ only there decode to the same bytes, and none of them is issued."""
+    key = secrets.token_bytes(32)
+    token = issue(key)
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    twins = [
+        token[:-1] + c for c in alphabet if c != token[-1] and alphabet.index(c) >> 2 == alphabet.index(token[-1]) >> 2
+    ]
+    assert len(twins) == 3
+    assert was_issued(token, key) and not any(was_issued(twin, key) for twin in twins)
+    # Decoding also skips characters outside the alphabet: a token with one in it is not ours.
+    assert not was_issued(token[:-2] + "=" + token[-1], key)
+
+
 def test_a_first_hello_is_issued_a_token_that_every_gateway_knows(live_stack: Stack) -> None:
     first = Browser(live_stack.url(0))
     try:

@@ -5,8 +5,12 @@ every bad input answered with its documented error and nothing changed."""
 
 from __future__ import annotations
 
+import json
+import math
 import secrets
-from collections.abc import Iterator
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -25,13 +29,19 @@ pytestmark = pytest.mark.stack
 GRACE_SECONDS = 4
 MOVE_LIMIT_SECONDS = 6
 QUICK_MODE = "mini"  # 3x3 boxes, a four-sided die: the shortest online game
+LEASE_SECONDS = 5
+TRIES_PER_ADDRESS = 40  # wrong guesses at room codes in a minute from one address
+SETTLE_SECONDS = 1.0  # the default: a player whose last connection closed is away after it
+FLAPS = 12  # reconnects of a flapping opponent: each committed a drop and a return before
 
 
 class Player(Browser):
     """A test browser that plays online: it knows its seat from ``matched``."""
 
-    def __init__(self, base_url: str, name: str, device: str | None = None) -> None:
-        super().__init__(base_url, device)
+    def __init__(
+        self, base_url: str, name: str, device: str | None = None, headers: dict[str, str] | None = None
+    ) -> None:
+        super().__init__(base_url, device, headers)
         self.name = name
         self.seat = 0
         self.matched: list[dict[str, Any]] = []
@@ -73,12 +83,13 @@ def stack() -> Iterator[Stack]:
             "BOXEDIN_ONLINE_GRACE_SECONDS": str(GRACE_SECONDS),
             "BOXEDIN_MOVE_LIMIT_SECONDS": str(MOVE_LIMIT_SECONDS),
             "BOXEDIN_USE_CELERY": "false",
-            # Every test player joins from 127.0.0.1: the limit per address is tested on its own
-            # (test_matchmaking.py), the one per device here.
-            "BOXEDIN_JOIN_TRIES_PER_ADDRESS": "1000",
+            # Every test player joins from 127.0.0.1, and only wrong guesses count: the tests
+            # together make fewer than this in a minute, but for the one that makes them all.
+            "BOXEDIN_JOIN_TRIES_PER_ADDRESS": str(TRIES_PER_ADDRESS),
             # Gateways vouch for their players twice a second, and a word holds 5 s.
             "BOXEDIN_ONLINE_KEEP_SECONDS": "0.5",
-            "BOXEDIN_ONLINE_LEASE_SECONDS": "5",
+            "BOXEDIN_ONLINE_LEASE_SECONDS": str(LEASE_SECONDS),
+            "BOXEDIN_ONLINE_SETTLE_SECONDS": str(SETTLE_SECONDS),
         },
     )
     try:
@@ -297,6 +308,93 @@ def test_a_reconnect_with_the_last_seq_goes_on_where_it_was(url: str) -> None:
     ]
 
 
+def stored_seat(stack: Stack, game: str, seat: int) -> dict[str, Any]:
+    """What the engine keeps of a seat's presence in the game's stored record: whether it is
+    away, its lease, and the connections of its device that follow the game."""
+    client = redis_of(stack)
+    try:
+        raw = client.hget(Keys(stack.key_prefix).game(game), "record")
+    finally:
+        client.close()
+    assert isinstance(raw, bytes)
+    state = json.loads(raw)["online_state"]
+    return {
+        "away": state["away"][seat - 1],
+        "lease": state["leases"][seat - 1],
+        "connections": len(state["connections"][seat - 1]),
+    }
+
+
+def eventually(condition: Callable[[], bool], timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.02)
+
+
+def presence_changes(player: Player, since: int) -> list[dict[str, Any]]:
+    """The changes of presence among the updates the player got after the first ``since``."""
+    return [update["action"] for update in player.updates[since:] if "connected" in update["action"]]
+
+
+def test_a_second_tab_closing_leaves_the_player_there(stack: Stack, url: str) -> None:
+    """A player is away only when no connection of theirs follows the game."""
+    ann, bob = paired_through_a_room(url)
+    game, seq, since = ann.game_id, ann.seq, len(ann.updates)
+    tab = Player(url, "Bob", device=bob.device)
+    tab.hello(game=game)
+    eventually(lambda: stored_seat(stack, game, 2)["connections"] == 2)
+    tab.close()
+    eventually(lambda: stored_seat(stack, game, 2)["connections"] == 1)
+    # Bob is not away and no grace is pending: his seat holds his gateway's lease, not the
+    # short one of a player whose last connection closed.
+    seat = stored_seat(stack, game, 2)
+    assert seat["away"] is None and seat["lease"] - time.time() > SETTLE_SECONDS + 1
+    # Bob's first connection keeps playing, and Ann saw no change of presence at all.
+    while not bob.my_turn():
+        ann.play_turn()
+        bob.wait_until(lambda state: state["seq"] >= ann.seq)
+    bob.play_turn()
+    ann.wait_until(lambda state: state["seq"] >= bob.seq)
+    assert ann.state is not None and ann.state["online"]["connected"] == [True, True]
+    assert ann.seq > seq and presence_changes(ann, since) == []
+    # Closing the last one starts the grace.
+    bob.close()
+    away = ann.wait_until(lambda state: state["online"]["connected"] == [True, False])
+    assert 0 < away["online"]["away_remaining_ms"][1] <= GRACE_SECONDS * 1000
+    assert presence_changes(ann, since) == [{"connected": False, "by": 2}]
+
+
+def test_a_flapping_opponent_commits_a_bounded_number_of_presence_changes(stack: Stack, url: str) -> None:
+    """An opponent who reconnects again and again commits no change of presence while each
+    reconnect comes within the settle time, and the honest player's moves are never stale."""
+    ann, bob = paired_through_a_room(url)
+    game = ann.game_id
+    while not (ann.my_turn() and ann.state is not None and ann.state["phase"] == "roll"):
+        (bob if bob.my_turn() else ann).play_turn()
+        ann.wait_until(lambda state: state["seq"] >= max(ann.seq, bob.seq))
+        bob.wait_until(lambda state: state["seq"] >= ann.seq)
+    since, chosen_at = len(ann.updates), ann.seq
+    bob.close()
+    started = time.monotonic()
+    for _ in range(FLAPS):
+        flap = Player(url, "Bob", device=bob.device)
+        flap.hello(game=game)
+        flap.close()
+    ann.wait_until(lambda state: state["online"]["connected"] == [True, False], timeout=SETTLE_SECONDS + 10)
+    elapsed = time.monotonic() - started
+    changes = presence_changes(ann, since)
+    # At most a drop and a return per settle time, and this time the drop after the last close.
+    assert len(changes) <= 2 * math.ceil(elapsed / SETTLE_SECONDS) + 1, (changes, elapsed)
+    assert len(changes) < FLAPS and changes[-1] == {"connected": False, "by": 2}
+    # Ann's move, chosen on the board she saw before all of it, is not stale.
+    assert ann.state is not None and ann.state["phase"] == "roll"
+    ann.send(game=game, seq=chosen_at, type="roll")
+    ann.wait_until(lambda state: state["phase"] != "roll")
+    assert ann.updates[-1]["action"]["by"] == ann.seat and "roll" in ann.updates[-1]["action"]
+    assert ann.errors == []
+
+
 # --- leaving and rematches ------------------------------------------------------------------------
 
 
@@ -464,3 +562,25 @@ def test_the_saved_game_pointer_and_the_statistics_keys_end(stack: Stack, url: s
     ann_hash = device_hash(ann.device)
     for key in (keys.stats(ann_hash), keys.stats_counted(ann_hash), keys.stats_results(ann_hash)):
         assert 399 * 24 * 3600 < client.ttl(key) <= 400 * 24 * 3600, key
+
+
+def test_wrong_guesses_stay_at_the_address_ceiling_whatever_x_forwarded_for_says(stack: Stack) -> None:
+    """From loopback, every guesser names an address of its own in X-Forwarded-For: the gateway
+    trusts no forwarded header by default, so all of them are one address, 127.0.0.1."""
+    tries = Keys(stack.key_prefix).join_tries("a:127.0.0.1")
+    letters = "ABCDEFGHJ"  # of the room codes' alphabet: each guess is a well-formed code
+    client = redis_of(stack)
+    client.delete(tries)  # the module's other tests' wrong guesses
+    try:
+        outcomes: Counter[str] = Counter()
+        for n in range(5):
+            forged = {"X-Forwarded-For": f"203.0.113.{n + 1}"}
+            guesser = Player(stack.url(), f"Guesser {n}", headers=forged)
+            guesser.enter()
+            for k in range(9):  # under the limit per device
+                outcomes[guesser.error_of(type="join_room", code=f"ZZZZ{letters[n]}{letters[k]}", name="Guesser")] += 1
+            guesser.close()
+        assert outcomes == {"no_room": TRIES_PER_ADDRESS, "too_many_tries": 45 - TRIES_PER_ADDRESS}
+    finally:
+        client.delete(tries)  # the address's ceiling is reached: the tests after it join again
+        client.close()

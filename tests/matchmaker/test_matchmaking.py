@@ -151,17 +151,70 @@ async def test_a_room_whose_game_did_not_start_opens_again(client: aioredis.Redi
     assert (await rooms.join(room.code, "cat", "10.0.0.3")).device == "ann"
 
 
+class Clock:
+    """The moment the rooms see, moved by the test (epoch seconds)."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def wrong_guesses(rooms: Rooms, device: str, address: str, count: int) -> list[str]:
+    return [await reason_of(rooms.join("ZZZZZZ", device, address)) for _ in range(count)]
+
+
 @on_redis
-async def test_join_attempts_are_limited_per_device_and_per_address(client: aioredis.Redis) -> None:
-    rooms = Rooms(client, KEYS, tries_per_device=10, tries_per_address=30)
-    for _ in range(10):
-        assert await reason_of(rooms.join("ZZZZZZ", "guesser", "10.0.0.9")) == "no_room"
+async def test_no_more_than_ten_wrong_guesses_get_through_in_any_minute(client: aioredis.Redis) -> None:
+    """Around the clock's minute boundary, as anywhere: the minute slides."""
+    clock = Clock(1_000_020.0)  # 40 s before a minute of the clock begins
+    rooms = Rooms(client, KEYS, tries_per_device=10, tries_per_address=100, clock=clock)
+    assert await wrong_guesses(rooms, "guesser", "10.0.0.9", 10) == ["no_room"] * 10
+    clock.now += 45  # past the clock's minute boundary: a calendar minute would start again here
+    assert await wrong_guesses(rooms, "guesser", "10.0.0.9", 3) == ["too_many_tries"] * 3
+    clock.now += 14.9  # 59.9 s after the first ten
     assert await reason_of(rooms.join("ZZZZZZ", "guesser", "10.0.0.9")) == "too_many_tries"
-    # Thirty from one address, over several devices, and the address is stopped too.
-    for n in range(29):
-        await reason_of(rooms.join("ZZZZZZ", f"device-{n // 9}", "10.0.0.7"))
-    assert await reason_of(rooms.join("ZZZZZZ", "device-new", "10.0.0.7")) == "no_room"  # the 30th
-    assert await reason_of(rooms.join("ZZZZZZ", "device-newer", "10.0.0.7")) == "too_many_tries"
+    clock.now += 0.2  # a minute after them: they have slid out of the window
+    assert await wrong_guesses(rooms, "guesser", "10.0.0.9", 11) == ["no_room"] * 10 + ["too_many_tries"]
+
+
+@on_redis
+async def test_only_wrong_guesses_count(client: aioredis.Redis) -> None:
+    """The right code of a room (one's own, one somebody joined first) is no guess: a device that
+    made no wrong guess is never refused for its own attempts."""
+    rooms = Rooms(client, KEYS, tries_per_device=2, tries_per_address=100)
+    room = await rooms.create("ann", "Ann", "mini", "")
+    assert [await reason_of(rooms.join(room.code, "ann", "10.0.0.1")) for _ in range(5)] == ["own_room"] * 5
+    assert (await rooms.join(room.code, "bob", "10.0.0.2")).device == "ann"
+    assert [await reason_of(rooms.join(room.code, "cat", "10.0.0.3")) for _ in range(5)] == ["room_full"] * 5
+    # A closed room's code is a wrong guess (nobody can join it).
+    closed = await rooms.create("dan", "Dan", "mini", "")
+    await rooms.close("dan")
+    assert await reason_of(rooms.join(closed.code, "cat", "10.0.0.3")) == "room_closed"
+    assert await wrong_guesses(rooms, "cat", "10.0.0.3", 2) == ["no_room", "too_many_tries"]
+
+
+@on_redis
+async def test_a_friend_with_the_right_code_gets_in_after_thirty_wrong_codes_from_the_same_address(
+    client: aioredis.Redis,
+) -> None:
+    rooms = Rooms(client, KEYS, tries_per_device=10, tries_per_address=100)
+    for n in range(3):
+        assert await wrong_guesses(rooms, f"guesser-{n}", "10.0.0.7", 10) == ["no_room"] * 10
+    room = await rooms.create("ann", "Ann", "mini", "")
+    assert (await rooms.join(room.code, "friend", "10.0.0.7")).device == "ann"
+
+
+@on_redis
+async def test_a_guesser_changing_devices_gets_no_more_than_the_address_ceiling(client: aioredis.Redis) -> None:
+    clock = Clock(2_000_000.0)
+    rooms = Rooms(client, KEYS, tries_per_device=10, tries_per_address=30, clock=clock)
+    outcomes: Counter[str] = Counter()
+    for n in range(60):  # a fresh device for every guess
+        outcomes[await reason_of(rooms.join("ZZZZZZ", f"device-{n}", "10.0.0.7"))] += 1
+        clock.now += 0.5
+    assert outcomes == {"no_room": 30, "too_many_tries": 30}
     # ... while a room made meanwhile still opens from elsewhere.
     room = await rooms.create("ann", "Ann", "mini", "")
     assert (await rooms.join(room.code, "bob", "10.0.0.8")).device == "ann"

@@ -241,6 +241,27 @@ def test_a_reset_needs_its_confirmation_token_and_then_empties_everything(stack:
         browser.close()
 
 
+def test_the_reset_confirmation_token_is_stored_hashed(stack: Stack) -> None:
+    """Like a device token, a confirmation token is kept only as its hash: reading the store
+    does not let anybody reset another device's statistics."""
+    with grpc.insecure_channel(f"127.0.0.1:{stack.stats_port}") as channel:
+        stub = stats_pb2_grpc.StatsStub(channel)
+        as_gateway = stack.call_metadata("gateway")
+        token = stub.RequestReset(stats_pb2.StatsRequest(device=DEVICES[15]), timeout=5, metadata=as_gateway).token
+        client = redis.Redis.from_url(str(stack.redis_url))
+        try:
+            stored = client.get(Keys(stack.key_prefix, 16).stats_reset_token(device_hash(DEVICES[15])))
+        finally:
+            client.close()
+        assert isinstance(stored, bytes) and token.encode() not in stored
+        with pytest.raises(grpc.RpcError) as refused:
+            # The stored value, named as the token, is just another wrong token.
+            named = stats_pb2.ResetRequest(device=DEVICES[15], token=stored.decode())
+            stub.Reset(named, timeout=5, metadata=as_gateway)
+        assert dict(refused.value.trailing_metadata())[REASON_KEY] == "bad_token"
+        stub.Reset(stats_pb2.ResetRequest(device=DEVICES[15], token=token), timeout=5, metadata=as_gateway)
+
+
 def test_bad_statistics_requests_are_refused_with_a_reason(stack: Stack) -> None:
     with grpc.insecure_channel(f"127.0.0.1:{stack.stats_port}") as channel:
         stub = stats_pb2_grpc.StatsStub(channel)
@@ -251,6 +272,12 @@ def test_bad_statistics_requests_are_refused_with_a_reason(stack: Stack) -> None
         with pytest.raises(grpc.RpcError) as refused:
             stub.Reset(stats_pb2.ResetRequest(device=DEVICES[5]), timeout=5, metadata=as_gateway)
         assert dict(refused.value.trailing_metadata())[REASON_KEY] == "bad_token"
+        # A client's mistake, never a failure of the service (the error-rate alert counts those).
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        with pytest.raises(grpc.RpcError) as refused:
+            wrong = stats_pb2.ResetRequest(device=DEVICES[5], token="not-the-token")
+            stub.Reset(wrong, timeout=5, metadata=as_gateway)
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
         with pytest.raises(grpc.RpcError) as refused:
             unknown_game = stats_pb2.GameResultRequest(device=DEVICES[5], game_id="g_unknown")
             stub.GetGameResult(unknown_game, timeout=5, metadata=as_gateway)

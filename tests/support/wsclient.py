@@ -22,12 +22,12 @@ class ProtocolBroken(AssertionError):
 
 
 class Browser:
-    def __init__(self, base_url: str, device: str | None = None) -> None:
+    def __init__(self, base_url: str, device: str | None = None, headers: dict[str, str] | None = None) -> None:
         self.url = base_url.replace("http://", "ws://") + "/ws"
         # The token the server issued; none until the first welcome (which carries it), as a
         # new browser has none.
         self.device: str | None = device
-        self._connection = connect(self.url, max_size=2**24, open_timeout=10)
+        self._connection = connect(self.url, max_size=2**24, open_timeout=10, additional_headers=headers)
         self.ws: ClientConnection = self._connection.__enter__()
         self.state: dict[str, Any] | None = None
         self.seq = -1

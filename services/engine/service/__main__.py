@@ -24,6 +24,7 @@ async def main() -> None:
         move_limit=config.move_limit_seconds,
         grace=config.online_grace_seconds,
         lease=config.online_lease_seconds,
+        settle=config.online_settle_seconds,
     )
     deadlines = DeadlineLoop(service, config.deadline_poll_seconds)
     deadlines.start()

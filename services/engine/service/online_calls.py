@@ -29,7 +29,14 @@ CONNECTED_ATTEMPTS = 5
 
 class OnlineCalls(CommittingService):
     def __init__(
-        self, store: GameStore, *, move_limit: int, grace: int, lease: float, act_from_copy: bool = True
+        self,
+        store: GameStore,
+        *,
+        move_limit: int,
+        grace: int,
+        lease: float,
+        settle: float = 0.0,
+        act_from_copy: bool = True,
     ) -> None:
         super().__init__(store, act_from_copy=act_from_copy)
         # Online games: the move limit of Find Match games, an away player's grace and how long
@@ -37,6 +44,7 @@ class OnlineCalls(CommittingService):
         self.move_limit = move_limit
         self.grace = grace
         self.lease = lease
+        self.settle = settle
 
     async def CreateOnlineGame(
         self,
@@ -54,6 +62,7 @@ class OnlineCalls(CommittingService):
             move_limit=self.move_limit,
             grace=self.grace,
             lease=self.lease,
+            settle=self.settle,
         )
         return await self._start_online(new_game_id(), game, table)
 
@@ -115,8 +124,20 @@ class OnlineCalls(CommittingService):
         for attempt in range(CONNECTED_ATTEMPTS):
             stored, game, seat = await self._load_online(request.game_id, request.device)
             now = time.time()
-            applied = pipeline.connect(game, stored.table, seat, request.connected, now)
+            if len(request.connection) > 64:
+                raise Refusal("malformed", "a connection id is at most 64 characters")
+            applied = pipeline.connect(game, stored.table, seat, request.connected, now, request.connection)
             if applied is None:
+                if game.over:
+                    return self._read(stored, game, seat)
+                # Nothing anyone sees, but the table holds the connection now: renewed at the
+                # same seq, or judged again if the game moved on meanwhile.
+                try:
+                    touched = await self.store.touch(stored)
+                except redis.RedisError as exc:
+                    raise Refusal("unavailable", "the game store cannot be reached") from exc
+                if not touched:
+                    continue
                 return self._read(stored, game, seat)
             try:
                 snapshot = await self._commit(stored, game, applied.action, now, None)
@@ -126,7 +147,7 @@ class OnlineCalls(CommittingService):
                 continue
             snapshot.seat = seat
             return snapshot
-        raise AssertionError("unreachable")
+        raise Refusal("busy", "the game changed too often to record the connection; try again")
 
     async def KeepConnected(
         self,
@@ -145,7 +166,9 @@ class OnlineCalls(CommittingService):
             except Refusal:
                 continue  # a game over, gone or not theirs: nothing to keep
             now = time.time()
-            if game.over or not online.keep_connected(stored.table, seat, now):
+            if len(player.connection) > 64:
+                continue
+            if game.over or not online.keep_connected(stored.table, seat, now, player.connection):
                 continue
             try:
                 # Not a change anyone sees: the table is renewed at the same seq.

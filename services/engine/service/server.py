@@ -68,9 +68,12 @@ class EngineService(OnlineCalls):
         move_limit: int = 120,
         grace: int = 90,
         lease: float = 30.0,
+        settle: float = 0.0,
         act_from_copy: bool = True,
     ) -> None:
-        super().__init__(store, move_limit=move_limit, grace=grace, lease=lease, act_from_copy=act_from_copy)
+        super().__init__(
+            store, move_limit=move_limit, grace=grace, lease=lease, settle=settle, act_from_copy=act_from_copy
+        )
         self.figures = FiguresLoop(store)
 
     # --- the calls --------------------------------------------------------------------------

@@ -34,6 +34,7 @@ def new_online_game(
     move_limit: int,
     grace: int,
     lease: float = 30.0,
+    settle: float = 0.0,
     first: int = 0,
 ) -> tuple[Game, Table]:
     """The game and table of an online game between two devices, ``seats`` (device hash, name)
@@ -60,6 +61,7 @@ def new_online_game(
         move_limit=move_limit if via == "find_match" else 0,
         grace=grace,
         lease=lease,
+        settle=settle,
         # Nobody is connected until their gateway says so: a player who never comes loses after
         # the grace, like one who went away.
         away=[now + grace, now + grace],
@@ -91,6 +93,7 @@ def rematch_game(game: Game, table: Table) -> tuple[Game, Table]:
         move_limit=state.move_limit or 0,
         grace=state.grace,
         lease=state.lease,
+        settle=state.settle,
         first=3 - game.first,
     )
 
@@ -116,6 +119,7 @@ def settle_after_end(table: Table) -> None:
         state.move_deadline = None
         state.away = [None, None]
         state.leases = [None, None]
+        state.connections = [{}, {}]
 
 
 def forfeit(game: Game, table: Table, player: int, reason: ForfeitReason) -> dict[str, Any]:
@@ -143,15 +147,65 @@ def due_forfeit(game: Game, table: Table, now: float) -> tuple[int, ForfeitReaso
     return None
 
 
-def set_connected(table: Table, seat: int, connected: bool, now: float) -> bool:
-    """Marks a seat's connection (a connected one holds a lease); True when the player came
-    back or went away."""
+# The connections one seat's device may hold open on a game at once (tabs, a phone and a
+# laptop): more are dropped oldest lease first, so a client cannot grow the stored table.
+MOST_CONNECTIONS = 16
+
+
+def set_connected(table: Table, seat: int, connected: bool, now: float, connection: str = "") -> bool:
+    """A connection of the seat's device came to the game or left it; True when the player came
+    back or went away. The player is away only when no connection of theirs follows the game:
+    a second tab closing leaves them there. When the last one leaves, the player is away only
+    once ``settle`` seconds pass without a return (the seat holds a lease that short), so a
+    device that reconnects at once commits no change at all."""
     state = online_state(table)
-    state.leases[seat - 1] = now + state.lease if connected else None
-    if connected == (state.away[seat - 1] is None):
+    connections = state.connections[seat - 1]
+    _drop_lapsed(connections, now)
+    if connected:
+        connections[connection] = now + state.lease
+        _keep_at_most(connections)
+        state.leases[seat - 1] = max(connections.values())
+        if state.away[seat - 1] is None:
+            return False
+        state.away[seat - 1] = None
+        return True
+    connections.pop(connection, None)
+    if state.away[seat - 1] is not None:
         return False
-    state.away[seat - 1] = None if connected else now + state.grace
+    if connections:
+        state.leases[seat - 1] = max(connections.values())
+        return False
+    if state.settle > 0:
+        state.leases[seat - 1] = now + state.settle
+        return False
+    went_away(table, seat, now)
     return True
+
+
+def went_away(table: Table, seat: int, now: float) -> None:
+    """No connection of the seat's device follows the game any more: its grace starts."""
+    state = online_state(table)
+    state.connections[seat - 1].clear()
+    state.leases[seat - 1] = None
+    state.away[seat - 1] = now + state.grace
+
+
+def acted(table: Table, seat: int, now: float) -> None:
+    """A player who acts is connected, whatever their last connection said (the lease holds
+    until their gateway vouches for the connection it came through)."""
+    state = online_state(table)
+    state.away[seat - 1] = None
+    state.leases[seat - 1] = max(state.leases[seat - 1] or 0.0, now + state.lease)
+
+
+def _drop_lapsed(connections: dict[str, float], now: float) -> None:
+    for connection in [c for c, lease in connections.items() if lease <= now]:
+        del connections[connection]
+
+
+def _keep_at_most(connections: dict[str, float]) -> None:
+    while len(connections) > MOST_CONNECTIONS:
+        del connections[min(connections, key=connections.__getitem__)]
 
 
 def is_presence(action: dict[str, Any]) -> bool:
@@ -181,12 +235,17 @@ def chosen_on_this_board(table: Table, expected_seq: int, seq: int) -> bool:
     return state is not None and state.board_seq is not None and state.board_seq <= expected_seq < seq
 
 
-def keep_connected(table: Table, seat: int, now: float) -> bool:
-    """Renews a connected seat's lease; False when the player is away (nothing to keep)."""
+def keep_connected(table: Table, seat: int, now: float, connection: str = "") -> bool:
+    """Renews the lease of a connection of a connected seat; False when the player is away
+    (nothing to keep)."""
     state = online_state(table)
     if state.away[seat - 1] is not None:
         return False
-    state.leases[seat - 1] = now + state.lease
+    connections = state.connections[seat - 1]
+    _drop_lapsed(connections, now)
+    connections[connection] = now + state.lease
+    _keep_at_most(connections)
+    state.leases[seat - 1] = max(connections.values())
     return True
 
 

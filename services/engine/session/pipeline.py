@@ -96,8 +96,7 @@ def apply(
     clock.restart(game, table, now)
     if table.online_state is not None:
         online.restart_move_limit(game, table, now)
-        # A player who acts is connected, whatever their last connection said.
-        online.set_connected(table, seat, True, now)
+        online.acted(table, seat, now)
         if game.over:
             online.settle_after_end(table)
     return Applied(action_json(action, game, mover), seat, finishes=game.over, time_up=time_up)
@@ -106,10 +105,11 @@ def apply(
 # --- online games: connections, leaving, rematches ---------------------------------------------
 
 
-def connect(game: Game, table: Table, seat: int, connected: bool, now: float) -> Applied | None:
-    """A seat's connection dropped or came back; None when that changes nothing anyone sees (the
-    game is over, or the seat was already so)."""
-    if game.over or not online.set_connected(table, seat, connected, now):
+def connect(game: Game, table: Table, seat: int, connected: bool, now: float, connection: str = "") -> Applied | None:
+    """A connection of a seat's device came or left; None when that changes nothing anyone sees
+    (the game is over, another connection of the device still follows it, or the seat was
+    already so), though the table may have changed: the caller stores it at the same seq."""
+    if game.over or not online.set_connected(table, seat, connected, now, connection):
         return None
     return Applied({"connected": connected, "by": seat}, seat, finishes=False)
 
@@ -174,8 +174,8 @@ def due(game: Game, table: Table, now: float) -> Due | None:
 def fire(game: Game, table: Table, what: Due, *, seq: int, now: float) -> Applied:
     """Applies what is due, as the deadline (the ``DEADLINE`` caller)."""
     if what.kind == "lease":
-        # Nobody vouches for the player's connection any more: they are away from now on.
-        online.set_connected(table, what.seat, False, now)
+        # Nobody vouches for the player's connections any more: they are away from now on.
+        online.went_away(table, what.seat, now)
         return Applied({"connected": False, "by": what.seat}, what.seat, finishes=False)
     if what.kind == "forfeit":
         assert what.reason is not None, "a forfeit has its reason"

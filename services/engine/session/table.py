@@ -34,12 +34,18 @@ class OnlineTable:
     move_limit: int = 0  # seconds per move, 0 for none
     grace: int = 90  # seconds an away player has to come back
     lease: float = 30.0  # seconds a gateway's word that a player is connected holds
+    # Seconds a player whose last connection left stays connected, so that a reconnect within
+    # them commits nothing (0: away at once).
+    settle: float = 0.0
     move_deadline: float | None = None  # epoch seconds
     # Per seat: when an away player's grace runs out; None while connected.
     away: list[float | None] = field(default_factory=lambda: [None, None])
     # Per seat: until when a connected player's gateway vouched for the connection; a lease
     # that runs out (the gateway died) makes the player away.
     leases: list[float | None] = field(default_factory=lambda: [None, None])
+    # Per seat: the connections of its device that follow the game (an id its gateway gave
+    # each), with until when their gateway vouched for them; the seat's lease is the latest.
+    connections: list[dict[str, float]] = field(default_factory=lambda: [{}, {}])
     forfeit_player: int | None = None
     forfeit_reason: ForfeitReason | None = None
     rematch: list[bool] = field(default_factory=lambda: [False, False])
@@ -148,7 +154,11 @@ class Table:
         if self.online_state is not None:
             state = self.online_state
             copied.online_state = replace(
-                state, away=list(state.away), leases=list(state.leases), rematch=list(state.rematch)
+                state,
+                away=list(state.away),
+                leases=list(state.leases),
+                connections=[dict(c) for c in state.connections],
+                rematch=list(state.rematch),
             )
         return copied
 

@@ -238,3 +238,49 @@ def test_a_connected_player_nobody_vouches_for_becomes_away() -> None:
     assert not online.keep_connected(table, 2, 31.0)  # an away player has no lease to keep
     assert table.next_deadline() == 50.0  # Ann's lease; Bob's grace runs to 120
     assert online.view(table, game, 30.0)["connected"] == [True, False]  # type: ignore[index]
+
+
+# --- connections ----------------------------------------------------------------------------------
+
+
+def test_a_player_is_away_only_when_no_connection_of_theirs_follows_the_game() -> None:
+    game, table = online_game("room")
+    assert online.set_connected(table, 2, True, 0.0, "first tab")
+    assert not online.set_connected(table, 2, True, 1.0, "second tab")  # nothing anyone sees
+    assert not online.set_connected(table, 2, False, 2.0, "second tab")  # the first still follows
+    assert online.view(table, game, 2.0)["connected"] == [False, True]  # type: ignore[index]
+    assert online.set_connected(table, 2, False, 3.0, "first tab")  # the last one: away
+    assert table.online_state is not None and table.online_state.away[1] == 93.0
+
+
+def test_a_second_tabs_close_leaves_the_lease_of_the_first() -> None:
+    game, table = online_game("room")
+    online.set_connected(table, 2, True, 0.0, "first tab")
+    online.set_connected(table, 2, True, 10.0, "second tab")
+    online.set_connected(table, 2, False, 11.0, "second tab")
+    assert table.online_state is not None and table.online_state.leases[1] == 30.0
+    assert online.lapsed_lease(game, table, 29.0) is None
+    assert online.lapsed_lease(game, table, 30.0) == 2  # nobody vouched for the first tab since
+
+
+def test_a_reconnect_within_the_settle_time_changes_nothing_anyone_sees() -> None:
+    game, table = online_game("room")
+    assert table.online_state is not None
+    table.online_state.settle = 1.0
+    online.set_connected(table, 2, True, 0.0, "a")
+    for moment in range(1, 50):
+        # A device that drops and comes back every half second: no drop or return is committed.
+        assert not online.set_connected(table, 2, False, moment, "a")
+        assert not online.set_connected(table, 2, True, moment + 0.5, "a")
+    assert online.set_connected(table, 2, False, 60.0, "a") is False
+    assert online.lapsed_lease(game, table, 60.5) is None
+    assert online.lapsed_lease(game, table, 61.0) == 2  # one second without a return: away
+
+
+def test_a_device_holds_a_bounded_number_of_connections_on_a_game() -> None:
+    _game, table = online_game("room")
+    for n in range(online.MOST_CONNECTIONS + 10):
+        online.set_connected(table, 2, True, float(n), f"tab {n}")
+    assert table.online_state is not None
+    connections = table.online_state.connections[1]
+    assert len(connections) == online.MOST_CONNECTIONS and "tab 0" not in connections

@@ -11,7 +11,8 @@ import pytest
 
 from boxedin.common.devices import device_hash
 from boxedin.common.reasons import Refusal
-from boxedin.engine.actions import Action, Draw, EndTurn, Resign, Roll, Timeout, edge_from_json
+from boxedin.engine.actions import Action, Draw, EndTurn, Resign, Roll, Timeout, Undo, edge_from_json
+from boxedin.engine.codec import encode
 from boxedin.engine.game import Game
 from boxedin.engine.session import clock, online, pipeline
 from boxedin.engine.session.pipeline import Applied, Due
@@ -291,6 +292,24 @@ def test_a_move_clock_that_ran_out_ends_the_turn_as_the_deadline() -> None:
     applied = pipeline.fire(game, table, due, seq=3, now=NOW + 10)
     assert applied.action == {"timeout": True, "by": 1} and applied.seat == 1 and game.to_move == 2
     assert table.deadline == NOW + 20
+
+
+def test_a_refused_undo_changes_nothing_and_the_update_after_it_is_the_move_clocks() -> None:
+    """Issue 31 saw a refused Undo (nothing_to_undo) followed by an update. The refusal leaves the
+    game and its table as they were (nothing to store, no seq): the update that follows is
+    another change's, here the move clock running out a moment later (the deadline loop's), or
+    the computer's turn, or another connection of the device acting in the same game."""
+    game, table = local_game(clock_seconds=10)
+    before = (encode(game), table.to_json())
+    assert refused(lambda: apply(game, table, Person(ME), Undo(), expected=3, now=NOW + 9)).reason == "nothing_to_undo"
+    assert (encode(game), table.to_json()) == before
+    due = pipeline.due(game, table, NOW + 10)
+    assert due == Due("clock", 1)
+    assert pipeline.fire(game, table, due, seq=3, now=NOW + 10).action == {"timeout": True, "by": 1}
+    # An Undo that comes after the clock ran out is no refused Undo: the turn ended (time_up).
+    game, table = local_game(clock_seconds=10)
+    applied = apply(game, table, Person(ME), Undo(), expected=3, now=NOW + 10)
+    assert applied.time_up and applied.action == {"timeout": True, "by": 1}
 
 
 def test_the_deadline_can_only_end_a_turn() -> None:
