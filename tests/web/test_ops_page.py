@@ -112,10 +112,13 @@ def test_the_ops_page_shows_players_and_games_during_load(ops_stack: Stack, brow
         assert TOKEN not in cookie["value"]
         expect(page.locator("#players")).not_to_have_text("–")
         page.wait_for_function("() => Number(document.getElementById('players').textContent) >= 2", timeout=15000)
-        # The engine works the games-now figures out every 5 s and the page reads them every
-        # 2 s, so the two strategic games can take up to 7 s (more under load) to show.
-        expect(page.locator("#now")).to_contain_text("strategic", timeout=15000)
+        # The page reads the figures every 2 s; the engine works "Games now" out for each read.
+        # The modes are named as the rule book names them, never by their ids.
+        expect(page.locator("#now")).to_contain_text("Strategic", timeout=15000)
         page.wait_for_function("() => document.querySelectorAll('#flow tbody tr').length >= 2", timeout=15000)
+        expect(page.locator("#flow")).to_contain_text("Classic", timeout=15000)
+        for shown in (page.locator("#now"), page.locator("#flow")):
+            assert "strategic" not in shown.inner_text() and "classic" not in shown.inner_text()
         expect(page.locator("#updated")).to_contain_text("Updated")
         shot(page, "during-load")
         page.set_viewport_size(PHONE)

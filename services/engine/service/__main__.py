@@ -25,6 +25,7 @@ async def main() -> None:
         grace=config.online_grace_seconds,
         lease=config.online_lease_seconds,
     )
+    service.figures.claim_idle_seconds = config.ai_claim_idle_seconds
     deadlines = DeadlineLoop(service, config.deadline_poll_seconds)
     deadlines.start()
     service.figures.start()

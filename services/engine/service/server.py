@@ -326,15 +326,16 @@ class EngineService(OnlineCalls):
 
     async def _figures(self) -> engine_pb2.Figures:
         try:
-            # The figures loop works them out every few seconds; a call only reads them.
-            now = self.figures.games_now if self.figures.games_now is not None else await self.figures.update()
+            # Worked out for each call (a few Redis commands), not the loop's of up to 5 s ago: a
+            # game that ended leaves "Games now" at once (issue 30).
+            now, online = await self.figures.games()
         except redis.RedisError as exc:
             raise Refusal("unavailable", "the game store cannot be reached") from exc
         return engine_pb2.Figures(
             games_now={mode: count for mode, count in now.items() if count},
             games_started=counter_by_mode(GAMES_CREATED),
             games_finished=counter_by_mode(GAMES_FINISHED),
-            online_games_now={mode: count for mode, count in self.figures.online_games_now.items() if count},
+            online_games_now={mode: count for mode, count in online.items() if count},
         )
 
     # --- deadlines ---------------------------------------------------------------------------
