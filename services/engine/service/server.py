@@ -16,10 +16,11 @@ import grpc
 import redis.asyncio as redis
 
 from boxedin.common.devices import check_device, device_hash
-from boxedin.common.metrics import ACTION_LATENCY, ACTIONS, GAMES_CREATED, GAMES_FINISHED, RULE_ERRORS
-from boxedin.common.reasons import Refusal
+from boxedin.common.metrics import ACTION_LATENCY, ACTIONS, GAMES_CREATED, GAMES_FINISHED, RULE_ERRORS, at_zero
+from boxedin.common.reasons import REASONS, Refusal
 from boxedin.engine.actions import Action, Timeout
 from boxedin.engine.game import Game
+from boxedin.engine.rules import MODES
 from boxedin.engine.session import clock, pipeline
 from boxedin.engine.session.seats import DEADLINE, Caller, Computer, Deadline, Person, authorize
 from boxedin.engine.session.setup import new_game, new_game_id
@@ -32,6 +33,16 @@ from .online_calls import OnlineCalls
 from .store import Commit, GameStore, StoredGame
 
 log = logging.getLogger("boxedin.engine")
+# The games each mode can be played as (a practice board against its practice opponent alone),
+# exported at 0: the dashboards show a mode nobody played yet as 0, not "No data".
+_PLAYED_AS = [
+    *((mode.id, opponent) for mode in MODES.values()
+      for opponent in (("practice",) if mode.practice else ("ai", "local", "online"))),
+    ("custom", "ai"), ("custom", "local"),
+]  # fmt: skip
+at_zero(GAMES_CREATED, *_PLAYED_AS)
+at_zero(GAMES_FINISHED, *_PLAYED_AS)
+at_zero(RULE_ERRORS, *((reason,) for reason in REASONS))
 _REPEAT_KEY = re.compile(r"[0-9a-f]{16,64}")
 # Who made an action, as its metrics name them (the deadline's is the clock, as it always was).
 _ACTORS: dict[type, str] = {Person: "human", Computer: "ai", Deadline: "clock"}
