@@ -67,14 +67,20 @@ JOBS: dict[str, Callable[[Stack], int]] = {
 ALERTS = {
     "BoxedInErrorRate", "BoxedInActionRoundTripSlow", "BoxedInActionApplySlow", "BoxedInExpertFallingBack",
     "BoxedInNoCeleryWorker", "BoxedInServiceDown", "BoxedInKindMissing", "BoxedInRedisUnreachable",
-    "BoxedInPresenceFiguresStale",
+    "BoxedInPresenceFiguresStale", "BoxedInComputerTurnsWaiting", "BoxedInDeadlinesLate",
+    "BoxedInDeadlineLoopStopped", "BoxedInStatsLagging", "BoxedInTrafficGone", "BoxedInRedisMemoryHigh",
+    "BoxedInRedisAofFailing", "BoxedInManyRefusals", "BoxedInConnectionsLost",
 }  # fmt: skip
-# What the two alerts without a threshold work from, which a running stack has: the AI's Expert
-# pool setting, and every kind's targets.
+# What the alerts without a plain threshold work from, which a running stack has: the AI's Expert
+# pool setting, every kind's targets, the players online.
 SET_MEASURES = {
     "BoxedInNoCeleryWorker": 'max by (namespace) (boxedin_expert_pool_enabled{job="boxedin-ai"})',
     "BoxedInKindMissing": 'group by (namespace, job) (up{job=~"boxedin-.*"})',
+    "BoxedInTrafficGone": 'max by (namespace) (boxedin_players_online{job="boxedin-engine"})',
 }
+# Alerts on redis_exporter's figures: the live test's stack runs a plain Redis with no exporter
+# (the chart's Redis has it as a sidecar), so they have no data there; promtool tests them.
+REDIS_EXPORTER_ALERTS = {"BoxedInRedisMemoryHigh", "BoxedInRedisAofFailing"}
 
 # Each dashboard's panels the issue asks for, by title, with a metric each must query.
 REQUIRED_PANELS = {
@@ -103,9 +109,9 @@ REQUIRED_PANELS = {
         "Workers busy": "boxedin_celery_tasks_running",
     },
 }
-# Metrics a dashboard may query before any service defines them (none now: Find Match's are the
-# matchmaker's and the gateway's).
-NOT_YET_DEFINED: set[str] = set()
+# Metrics a dashboard or a rule may query before any service defines them: the gateway's
+# refusals by reason come with the trusted proxies' work (issue 28), on another branch.
+NOT_YET_DEFINED: set[str] = {"boxedin_gateway_refusals_total"}
 
 # Grafana's built-in variables, as concrete values for promtool and Prometheus.
 GRAFANA_BUILTINS = {"__rate_interval": "1m", "__interval": "15s", "__range": "5m"}
@@ -552,6 +558,8 @@ def test_every_expression_runs_on_prometheus_scraping_a_stack_under_load(stack: 
     for alert, expr in {rule["alert"]: rule["expr"] for rule in alert_rules()}.items():
         measured = SET_MEASURES.get(alert) or measure(expr)
         assert measured and measured in expr, alert
+        if alert in REDIS_EXPORTER_ALERTS or NOT_YET_DEFINED & set(re.findall(r"\bboxedin_\w+", measured)):
+            continue
         required.append((f"rules.yaml: {alert}, without its threshold", measured))
 
     def without_data() -> list[str]:
@@ -581,7 +589,8 @@ def test_every_expression_runs_on_prometheus_scraping_a_stack_under_load(stack: 
     print("alerts pending or firing:", {name: alert["labels"] for name, alert in active.items()})
     quiet = {
         "BoxedInErrorRate", "BoxedInServiceDown", "BoxedInKindMissing", "BoxedInRedisUnreachable",
-        "BoxedInPresenceFiguresStale",
+        "BoxedInPresenceFiguresStale", "BoxedInComputerTurnsWaiting", "BoxedInDeadlineLoopStopped",
+        "BoxedInStatsLagging", "BoxedInTrafficGone", "BoxedInConnectionsLost",
     }  # fmt: skip
     if worker_up:
         quiet.add("BoxedInNoCeleryWorker")
