@@ -187,6 +187,17 @@ def concrete(expr: str, variables: dict[str, str]) -> str:
     return re.sub(r"\$\{(\w+)(?::\w+)?\}|\$(\w+)|\[\[(\w+)\]\]", value, expr)
 
 
+def board_variables(board: dict[str, Any]) -> dict[str, str]:
+    """A dashboard's query variables as the tests make them concrete: a multi-value variable
+    stands for its "All" value (every query uses it with =~), the namespace (one installation,
+    never "All") for the live test's."""
+    return {
+        v["name"]: v["allValue"] if v["includeAll"] else SAMPLE_VALUES[v["name"]]
+        for v in board["templating"]["list"]
+        if v["type"] == "query"
+    }
+
+
 def expressions() -> dict[str, list[str]]:
     """Every PromQL expression of the rules and the dashboards (variables made concrete), with
     where each is used."""
@@ -196,13 +207,7 @@ def expressions() -> dict[str, list[str]]:
             name = rule.get("alert") or rule.get("record")
             found.setdefault(rule["expr"].strip(), []).append(f"rules.yaml: {name}")
     for file, board in dashboards().items():
-        # A multi-value variable stands for its "All" value (every query uses it with =~); the
-        # namespace (one installation, never "All") for the live test's.
-        variables = {
-            v["name"]: v["allValue"] if v["includeAll"] else SAMPLE_VALUES[v["name"]]
-            for v in board["templating"]["list"]
-            if v["type"] == "query"
-        }
+        variables = board_variables(board)
         for variable in board["templating"]["list"]:
             if variable["type"] == "query":
                 # label_values(metric, label) is Grafana's; the same question in PromQL:
@@ -481,11 +486,18 @@ def prometheus(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     if not Path(PROMETHEUS).exists():
         pytest.fail(f"{PROMETHEUS} is missing: `scripts/setup --browser` installs Debian's prometheus package")
     folder = tmp_path_factory.mktemp("prometheus")
+    # The rules as they are, but that the turns-waiting alert fires 2 s after its condition
+    # holds rather than a minute: the test of the AI replicas stopped waits seconds, not minutes.
+    rules = yaml.safe_load(RULES.read_text())
+    for rule in (r for group in rules["groups"] for r in group["rules"]):
+        if rule.get("alert") == "BoxedInComputerTurnsWaiting":
+            rule["for"] = "2s"
+    (folder / "rules.yaml").write_text(yaml.safe_dump(rules, sort_keys=False))
     # Every target gets the namespace label the chart's scrape job and ServiceMonitors give it
     # (the rules aggregate by it).
     config = {
         "global": {"scrape_interval": "1s", "scrape_timeout": "1s", "evaluation_interval": "1s"},
-        "rule_files": [str(RULES)],
+        "rule_files": [str(folder / "rules.yaml")],
         "scrape_configs": [
             {
                 "job_name": job,
@@ -647,3 +659,74 @@ def test_every_expression_runs_on_prometheus_scraping_a_stack_under_load(stack: 
         assert set(down) <= {"boxedin-worker"}, down
         quiet.discard("BoxedInServiceDown")
     assert not quiet & set(active), {name: active[name] for name in quiet & set(active)}
+
+
+def headline_queries() -> dict[str, str]:
+    """The headline panels' queries (their first), made concrete for this installation."""
+    wanted = {
+        "presence-and-games.json": ("Players online", "Games now", "Games now by mode"),
+        "ai.json": ("Computer turns waiting",),
+    }
+    found: dict[str, str] = {}
+    for file, board in dashboards().items():
+        variables = board_variables(board)
+        for panel in panels(board):
+            if panel["title"] in wanted.get(file, ()):
+                found[panel["title"]] = concrete(panel["targets"][0]["expr"], variables)
+    assert len(found) == 4, found
+    return found
+
+
+def test_the_headline_panels_count_a_scripted_scenario_and_stopped_ai_fires_turns_waiting(
+    stack: Stack, prometheus: Prometheus
+) -> None:
+    """Every AI replica stopped; then 3 players online, 2 games in Mini (one against the computer,
+    which moves first: its turn waits, nobody plays it) and 1 in Classic. Each headline panel's
+    query gives exactly those numbers in Prometheus, and the turns-waiting alert fires."""
+    stack.stop_process("ai")
+    started = time.time()
+    players = [Browser(stack.url()) for _ in range(3)]
+    try:
+        for player in players:
+            player.hello()
+        players[0].new_game(mode="mini", opponent="ai", level="easy", first=2, ai_speed="fast")
+        players[1].new_game(mode="mini", opponent="local")
+        players[2].new_game(mode="classic", opponent="local")
+        queries = headline_queries()
+
+        def by_mode() -> dict[str, float]:
+            result = prometheus.query(queries["Games now by mode"])["data"]["result"]
+            return {s["metric"]["mode"]: float(s["value"][1]) for s in result if float(s["value"][1])}
+
+        def numbers() -> dict[str, Any]:
+            return {
+                "players online": prometheus.value(queries["Players online"]),
+                "games now": prometheus.value(queries["Games now"]),
+                "games now by mode": by_mode(),
+                "computer turns waiting": prometheus.value(queries["Computer turns waiting"]),
+            }
+
+        expected = {
+            "players online": 3,
+            "games now": 3,
+            "games now by mode": {"mini": 2, "classic": 1},
+            "computer turns waiting": 1,
+        }
+        if poll(lambda: numbers() == expected, timeout=20) is None:
+            pytest.fail(f"the headline panels show {numbers()}, not {expected}")
+
+        def firing() -> list[dict[str, Any]]:
+            alerts = prometheus.get("/api/v1/alerts")["data"]["alerts"]
+            return [
+                a
+                for a in alerts
+                if a["labels"]["alertname"] == "BoxedInComputerTurnsWaiting" and a["state"] == "firing"
+            ]
+
+        (alert,) = wait_for("BoxedInComputerTurnsWaiting to fire", firing, timeout=30)
+        assert alert["labels"]["namespace"] == NAMESPACE and alert["labels"]["severity"] == "critical"
+        # Fired after the turn had waited its 10 s, not before.
+        assert time.time() - started > 10
+    finally:
+        for player in players:
+            player.close()
