@@ -42,16 +42,16 @@ class FiguresLoop(Background):
         self.games_now: dict[str, int] | None = None
         self.online_games_now: dict[str, int] = {}
 
-    async def games(self) -> tuple[dict[str, int], dict[str, int]]:
+    async def games(self, *, prune: bool = False) -> tuple[dict[str, int], dict[str, int]]:
         """The games being played now by mode (GameStore.games_now: the one definition), and the
         online games among them, as they stand: a game that ended is no longer among them."""
         followed = await presence.games_followed(self.store.redis, self.store.keys)
-        now, online = await self.store.games_now(FIGURE_MODES, followed)
+        now, online = await self.store.games_now(FIGURE_MODES, followed, prune=prune)
         self.games_now, self.online_games_now = now, online
         return now, online
 
     async def update(self) -> dict[str, int]:
-        counts, _ = await self.games()
+        counts, _ = await self.games(prune=True)
         for mode, count in counts.items():
             GAMES_NOW.labels(mode).set(count)
         PLAYERS_ONLINE.set(await presence.players_online(self.store.redis, self.store.keys))

@@ -376,14 +376,16 @@ class GameStore:
 
     # --- figures -------------------------------------------------------------------------------
 
-    async def games_now(self, modes: list[str], followed: Collection[str]) -> tuple[dict[str, int], dict[str, int]]:
+    async def games_now(
+        self, modes: list[str], followed: Collection[str], *, prune: bool = False
+    ) -> tuple[dict[str, int], dict[str, int]]:
         """The games being played now of each mode, and the online games among them. A game is
         played now while it is unfinished and a player's socket follows it (``followed``), or,
         online, while its grace runs: an unfinished online game that no socket follows has every
         player away, each in their grace, and it ends when the grace does (forfeit); so every
         unfinished online game counts. A game leaves its mode's running sets in the commit that
-        ends it: it leaves these figures at once. Games left a day without a move are dropped
-        from the sets."""
+        ends it: it leaves these figures at once. ``prune``: games left a day without a move are
+        dropped from the sets first (the figures loop's work, not every call's)."""
         stale = round((time.time() - 24 * 3600) * 1000)
         by_partition: dict[int, list[str]] = {}
         for game_id in followed:
@@ -392,8 +394,9 @@ class GameStore:
             for mode in modes:
                 for partition in range(self.keys.partitions):
                     running, online = self.keys.running(partition, mode), self.keys.running_online(partition, mode)
-                    pipe.zremrangebyscore(running, "-inf", stale)
-                    pipe.zremrangebyscore(online, "-inf", stale)
+                    if prune:
+                        pipe.zremrangebyscore(running, "-inf", stale)
+                        pipe.zremrangebyscore(online, "-inf", stale)
                     pipe.zcard(online)
                     ids = by_partition.get(partition)
                     if ids:
@@ -405,7 +408,8 @@ class GameStore:
         for mode in modes:
             played = online_played = 0
             for partition in range(self.keys.partitions):
-                next(replies), next(replies)
+                if prune:
+                    next(replies), next(replies)
                 online_count = int(next(replies))
                 online_played += online_count
                 played += online_count
