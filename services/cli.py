@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "up": "boxedin.supervisor.up",
     "load": "boxedin.tools.load.loadtest",
     "stats": "boxedin.tools.bench.stats",
+    "figures": "boxedin.tools.bench.figures",
     "fuzz": "boxedin.tools.fuzzing.command",
     "smoke": "boxedin.tools.smoke",
     "memory": "boxedin.tools.reports.memory",

@@ -67,6 +67,10 @@ class Keys:
         """A hash: each gateway's count of connected devices, with the moment it lapses."""
         return f"{self.prefix}presence:gateways"
 
+    def following(self, gateway: str) -> str:
+        """A set: the games a gateway's sockets follow now, renewed with its presence report."""
+        return f"{self.prefix}presence:following:{gateway}"
+
     def gateway_channel(self, gateway: str) -> str:
         """A gateway's own channel, which keeps its subscription open while it follows no game."""
         return f"{self.prefix}gateway:{gateway}"

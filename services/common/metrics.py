@@ -3,6 +3,16 @@
 from __future__ import annotations
 
 from prometheus_client import Counter, Gauge, Histogram
+from prometheus_client.metrics import MetricWrapperBase
+
+
+def at_zero(metric: MetricWrapperBase, *label_values: tuple[str, ...]) -> None:
+    """Exports ``metric``'s children of these known label values at 0 before anything counts in
+    them: a labelled counter with no child yet has no series, and its panel says "No data"
+    rather than 0 (issue 28)."""
+    for values in label_values:
+        metric.labels(*values)
+
 
 # A collection of the oldest generation walks every object the process holds: with thousands of
 # games' states in memory it is a pause every call waits behind, which shows in the tail.
@@ -51,7 +61,12 @@ STATS_LAG = Histogram(
 GAMES_FINISHED = Counter(
     "boxedin_games_finished_total", "Games finished (played out or resigned)", ["mode", "opponent"]
 )
-GAMES_NOW = Gauge("boxedin_games_now", "Games being played now (a move in the last 30 minutes), by mode", ["mode"])
+GAMES_NOW = Gauge(
+    "boxedin_games_now",
+    "Games being played now, by mode: unfinished, and followed by a player's socket or (online) in its grace",
+    ["mode"],
+)
+PLAYERS_ONLINE = Gauge("boxedin_players_online", "Players online: distinct devices connected over every gateway")
 FIGURES_UPDATED = Gauge(
     "boxedin_figures_updated_timestamp_seconds", "When the presence and games figures were last worked out"
 )
@@ -93,4 +108,41 @@ GATEWAY_REFUSALS = Counter(
     "boxedin_gateway_refusals_total",
     "Websockets and frames the gateway refused under its limits (docs/protocol.md, Limits), by reason",
     ["reason"],
+)
+
+# What can stall, measured by the engine, which writes the streams and the deadline sets: it
+# still measures them while the AI or the stats service (their readers) is stopped.
+COMPUTER_TURNS_WAITING = Gauge(
+    "boxedin_computer_turns_waiting",
+    "Computer turns no AI replica is playing: not yet read, or left by a replica that stopped, by partition",
+    ["partition"],
+)
+COMPUTER_TURN_OLDEST_WAIT = Gauge(
+    "boxedin_computer_turn_oldest_wait_seconds",
+    "Age of the oldest computer turn no AI replica is playing (0 when none waits), by partition",
+    ["partition"],
+)
+STATS_BACKLOG = Gauge(
+    "boxedin_stats_backlog", "Finished games not yet counted in the statistics, by partition", ["partition"]
+)
+STATS_BACKLOG_OLDEST = Gauge(
+    "boxedin_stats_backlog_oldest_seconds",
+    "Age of the oldest finished game not yet counted in the statistics (0 when none waits), by partition",
+    ["partition"],
+)
+STREAMS_MEASURED = Gauge(
+    "boxedin_streams_measured_timestamp_seconds", "When the work and finished-games streams were last measured"
+)
+DEADLINE_LATENESS = Histogram(
+    "boxedin_deadline_lateness_seconds",
+    "How long after it fell due a deadline was claimed",
+    buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0),
+)
+DEADLINE_LOOP_TICK = Gauge(
+    "boxedin_deadline_loop_tick_timestamp_seconds", "When the deadline loop last read the deadline sets"
+)
+WEBSOCKET_CLOSES = Counter(
+    "boxedin_websocket_closes_total",
+    "Websocket connections ended, by close code (reset: the gateway dropped the TCP connection)",
+    ["code"],
 )

@@ -6,6 +6,7 @@ service (and the operator's page); numbers only, no device is named."""
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from typing import cast
 
 import redis.asyncio as redis
@@ -22,8 +23,35 @@ async def report(client: redis.Redis, keys: Keys, gateway: str, devices: int) ->
     await client.hset(keys.presence(), gateway, f"{devices}:{lapses}")
 
 
+async def report_following(client: redis.Redis, keys: Keys, gateway: str, games: Collection[str]) -> None:
+    """The games this gateway's sockets follow now: the set is written anew, to lapse with the
+    gateway's presence report if it is not renewed."""
+    key = keys.following(gateway)
+    async with client.pipeline(transaction=True) as pipe:
+        pipe.delete(key)
+        if games:
+            pipe.sadd(key, *games)
+            pipe.pexpire(key, round(LAPSE_SECONDS * 1000))
+        await pipe.execute()
+
+
 async def withdraw(client: redis.Redis, keys: Keys, gateway: str) -> None:
     await client.hdel(keys.presence(), gateway)
+    await client.delete(keys.following(gateway))
+
+
+async def games_followed(client: redis.Redis, keys: Keys) -> set[str]:
+    """The games some socket follows now, over every live gateway (a dead one's set lapses)."""
+    raw = cast("dict[bytes, bytes]", await client.hgetall(keys.presence()))
+    now = time.time() * 1000
+    gateways = [gateway for gateway, value in raw.items() if int(value.decode().split(":")[1]) >= now]
+    if not gateways:
+        return set()
+    async with client.pipeline(transaction=False) as pipe:
+        for gateway in gateways:
+            pipe.smembers(keys.following(gateway.decode()))
+        sets = cast("list[set[bytes]]", await pipe.execute())
+    return {game.decode() for members in sets for game in members}
 
 
 async def players_online(client: redis.Redis, keys: Keys) -> int:

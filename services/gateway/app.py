@@ -17,7 +17,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from boxedin.common import grpc_client
-from boxedin.common.metrics import WEBSOCKETS
+from boxedin.common.metrics import WEBSOCKET_CLOSES, WEBSOCKETS
 from boxedin.common.progress import LIVENESS, WATCH
 from boxedin.common.redis_client import connect
 from boxedin.common.service_auth import check_secret
@@ -55,7 +55,8 @@ def create_app(config: Settings | None = None) -> FastAPI:
         client = connect(config)
         hub = UpdateHub(client, config.keys())
         await hub.start()
-        presence = Presence(client, config.keys(), uuid.uuid4().hex)
+        presence = Presence(client, config.keys(), uuid.uuid4().hex, hub.listeners.keys)
+        hub.on_following_changed = presence.changed
         presence.start()
         app.state.presence = presence
         engine_channel = grpc_client.channel(config.engine_address, "gateway", config.service_secret)
@@ -125,6 +126,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
             limits.log.log("too_many_connections", "websocket refused", reason="too_many_connections", client=address)
             await ws.accept()
             await ws.close(CLOSE_TOO_MANY_CONNECTIONS, "too many connections from your address")
+            WEBSOCKET_CLOSES.labels(str(CLOSE_TOO_MANY_CONNECTIONS)).inc()
             return
         try:
             await ws.accept()

@@ -18,8 +18,11 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from boxedin.common.cancelling import stop_task
 from boxedin.common.logs import RateLimitedLog
+from boxedin.common.metrics import WEBSOCKET_CLOSES, at_zero
 
-from .limits import CLOSE_TIMEOUT, ConnectionLimits, Credits
+from .limits import CLOSE_CODES, CLOSE_TIMEOUT, ConnectionLimits, Credits
+
+at_zero(WEBSOCKET_CLOSES, *((code,) for code in CLOSE_CODES))
 
 # The scope key under which KeepTransport leaves a websocket's TCP transport.
 TRANSPORT = "boxedin.transport"
@@ -69,6 +72,8 @@ class Connection:
         self._ready = asyncio.Event()
         self._close_frame: tuple[int, str] | None = None  # sent after the frames queued before it
         self._gone = False  # the socket is closed: by the client, or reset by the server
+        # How the connection ended, the first side's say (a close code, or "reset"), counted once.
+        self.closed_with: str | None = None
         self._loop = asyncio.get_running_loop()
         self._opened = self._heard = self._loop.time()
         self._receiving: asyncio.Timeout | None = None
@@ -96,6 +101,7 @@ class Connection:
             return
         self.ended = why
         self._close_frame = (code, reason)
+        self.closed_with = self.closed_with or str(code)
         self._ready.set()
         self._say_ended(why, reason)
         self._wake_reader()
@@ -105,6 +111,7 @@ class Connection:
         for a client that does not read, which would never read a close frame either."""
         if self._gone:
             return
+        self.closed_with = self.closed_with or "reset"
         if self.ended is None:
             self.ended = why
             self._say_ended(why, detail)
@@ -132,7 +139,11 @@ class Connection:
                     await self._ready.wait()
         except TimeoutError:  # before OSError: TimeoutError is one
             self.drop("not_reading", f"a frame waited {stall:g} s for the client to read")
-        except (WebSocketDisconnect, RuntimeError, OSError):
+        except WebSocketDisconnect as exc:
+            self.closed_with = self.closed_with or str(exc.code)
+            self._gone = True
+            self._queue.clear()
+        except (RuntimeError, OSError):
             # The client left (its reader sees it too), or the connection closed under the frame.
             self._gone = True
             self._queue.clear()
@@ -165,6 +176,7 @@ class Connection:
         finally:
             self._receiving = None
         if message["type"] == "websocket.disconnect":
+            self.closed_with = self.closed_with or str(message.get("code") or 1005)
             self._gone = True
             return None
         self._heard = self._loop.time()
@@ -188,3 +200,5 @@ class Connection:
         self._gone = True
         self._queue.clear()
         await stop_task(self._writer)
+        # A connection that ended with neither side's close frame read was lost (1006).
+        WEBSOCKET_CLOSES.labels(self.closed_with or "1006").inc()

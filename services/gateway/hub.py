@@ -37,6 +37,9 @@ class UpdateHub:
         self.pubsub = client.pubsub()
         self.own_channel = keys.gateway_channel(uuid.uuid4().hex)
         self.listeners: dict[str, set[Listener]] = {}
+        # Called when a game is followed for the first time or no longer followed at all (the
+        # presence report names the games followed: "Games now").
+        self.on_following_changed: Callable[[], None] = lambda: None
         # Called when the subscription came back after Redis was out of reach: updates published
         # meanwhile were missed (and if Redis restarted without its data, the games are gone).
         self.recovery_listeners: set[Callable[[], None]] = set()
@@ -66,6 +69,7 @@ class UpdateHub:
         listeners = self.listeners.setdefault(game_id, set())
         if not listeners:
             await self.pubsub.subscribe(self.keys.channel(game_id))
+            self.on_following_changed()
         listeners.add(listener)
 
     async def unfollow(self, game_id: str, listener: Listener) -> None:
@@ -75,6 +79,7 @@ class UpdateHub:
         listeners.discard(listener)
         if not listeners:
             del self.listeners[game_id]
+            self.on_following_changed()
             with contextlib.suppress(redis.RedisError):
                 await self.pubsub.unsubscribe(self.keys.channel(game_id))
 

@@ -21,6 +21,12 @@ from boxedin.common.settings import Settings, default
 CLOSE_TOO_MANY_CONNECTIONS = 1013  # "try again later": the client address has too many open
 CLOSE_TIMEOUT = 4408  # no hello in time, or no frame for too long
 CLOSE_TOO_FAST = 4429  # kept on sending without credits
+# How connections end, as boxedin_websocket_closes_total names them (each exported at 0): the
+# close code either side sent (1000 closed, 1001 page gone, 1005 none given, 1006 lost without a
+# close frame, 1012 the gateway restarting, and the gateway's own above), or "reset" when the
+# gateway dropped a client that did not read.
+CLOSE_CODES = ("1000", "1001", "1005", "1006", "1012", str(CLOSE_TOO_MANY_CONNECTIONS), str(CLOSE_TIMEOUT),
+               str(CLOSE_TOO_FAST), "reset")  # fmt: skip
 # A page of an origin not allowed never gets a websocket: its handshake is answered HTTP 403.
 # A gateway that is draining (drain.py) answers every new handshake HTTP 503.
 

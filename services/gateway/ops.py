@@ -37,6 +37,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from boxedin.common.metrics import WEBSOCKETS
+from boxedin.engine.rules import MODES
 from boxedin.v1 import engine_pb2
 
 router = APIRouter()
@@ -50,6 +51,8 @@ MAX_FORM_BYTES = 4096
 # Said wherever the token is asked for.
 HOW = "sign in with the form at /ops, or send the header Authorization: Bearer <token>"
 NO_STORE = {"Cache-Control": "no-store"}
+# The page names the modes as the rule book does ("Chain Reaction"), not by their ids.
+MODE_NAMES = {**{mode.id: mode.name for mode in MODES.values()}, "custom": "Custom board"}
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="boxedin-ops"', **NO_STORE}
 
 
@@ -234,6 +237,7 @@ async def figures(request: Request) -> Response:
     body = {
         "players_online": await state.presence.players_online(),
         "connections_here": int(WEBSOCKETS._value.get()),
+        "mode_names": MODE_NAMES,
         **games,
     }
     return JSONResponse(body, headers=NO_STORE)

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import logging
 from collections import Counter
+from collections.abc import Callable, Collection
 
 import redis.asyncio as redis
 
@@ -19,8 +20,12 @@ log = logging.getLogger("boxedin.gateway.presence")
 
 
 class Presence(Background):
-    def __init__(self, client: redis.Redis, keys: Keys, gateway: str) -> None:
+    def __init__(
+        self, client: redis.Redis, keys: Keys, gateway: str, following: Callable[[], Collection[str]] = frozenset
+    ) -> None:
         self.redis = client
+        # The games this gateway's sockets follow now (the update hub's), reported with the count.
+        self.following = following
         self.keys = keys
         self.gateway = gateway
         self.devices: Counter[str] = Counter()  # connections per device
@@ -31,6 +36,10 @@ class Presence(Background):
         if not self.devices[device]:
             self._changed.set()
         self.devices[device] += 1
+
+    def changed(self) -> None:
+        """Something reported changed (a game followed or no longer): the next report goes at once."""
+        self._changed.set()
 
     def leave(self, device: str) -> None:
         self.devices[device] -= 1
@@ -48,6 +57,7 @@ class Presence(Background):
         while True:
             try:
                 await presence.report(self.redis, self.keys, self.gateway, len(self.devices))
+                await presence.report_following(self.redis, self.keys, self.gateway, list(self.following()))
             except redis.RedisError as exc:
                 log.warning("cannot report presence", extra={"error": str(exc)})
             # Reports go at most five times a second, however many devices come and go.

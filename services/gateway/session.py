@@ -17,8 +17,8 @@ import redis.asyncio as redis
 from fastapi import WebSocket
 
 from boxedin.common.devices import check_device
-from boxedin.common.metrics import ROUND_TRIP, RULE_ERRORS, WEBSOCKET_FRAMES
-from boxedin.common.reasons import Refusal, refusal_of
+from boxedin.common.metrics import ROUND_TRIP, RULE_ERRORS, WEBSOCKET_FRAMES, at_zero
+from boxedin.common.reasons import REASONS, Refusal, refusal_of
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc, matchmaker_pb2_grpc, stats_pb2, stats_pb2_grpc
 
 from . import client_frames, convert, refusal_log, server_frames
@@ -33,6 +33,7 @@ from .presence import Presence
 from .repeats import ActionAnswers, Refused
 
 log = logging.getLogger("boxedin.gateway.session")
+at_zero(RULE_ERRORS, *((reason,) for reason in REASONS))
 
 
 @dataclass

@@ -15,7 +15,7 @@ import redis.asyncio as redis
 from boxedin.common import presence
 from boxedin.common.devices import check_device, device_hash
 from boxedin.common.keys import Keys
-from boxedin.common.metrics import ONLINE_GAMES_STARTED, RULE_ERRORS
+from boxedin.common.metrics import ONLINE_GAMES_STARTED, RULE_ERRORS, at_zero
 from boxedin.common.names import check_name
 from boxedin.common.reasons import Refusal, abort, refusal_of
 from boxedin.engine.rules import MODES, Overlap, RulesError, mode_by_id
@@ -33,6 +33,7 @@ _Reply = TypeVar("_Reply")
 ONLINE_MODES = tuple(mode_id for mode_id, mode in MODES.items() if not mode.practice)
 # Presence is worked out at most this often, however many gateways ask.
 PRESENCE_CACHE_SECONDS = 1.0
+at_zero(ONLINE_GAMES_STARTED, *((mode, via) for mode in ONLINE_MODES for via in ("find_match", "room")))
 
 
 def check_online_mode(mode: str, overlap: str = "") -> tuple[str, str]:

@@ -11,12 +11,14 @@ import os
 import re
 import secrets
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import websockets
+from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
@@ -52,6 +54,26 @@ class Gateways:
         self.few = self._start({"BOXEDIN_CONNECTIONS_PER_ADDRESS": str(PER_ADDRESS)})
         ping = str(PING_SECONDS)
         self.pinging = self._start({"BOXEDIN_WS_PING_INTERVAL_SECONDS": ping, "BOXEDIN_WS_PING_TIMEOUT_SECONDS": ping})
+
+    def closes(self, port: int, code: str) -> float:
+        """The gateway's count of connections ended with ``code`` (boxedin_websocket_closes_total)."""
+        name = next(name for name, p in self.stack.gateways.items() if p == port)
+        with urllib.request.urlopen(self.stack.metrics_url(name), timeout=5) as reply:
+            text = reply.read().decode()
+        for family in text_string_to_metric_families(text):
+            if family.name == "boxedin_websocket_closes":
+                for sample in family.samples:
+                    if sample.name.endswith("_total") and sample.labels["code"] == code:
+                        return sample.value
+        raise AssertionError(f"no boxedin_websocket_closes_total{{code={code!r}}}: it is exported at 0")
+
+    def wait_closes(self, port: int, code: str, at_least: float) -> None:
+        """Waits for the count to reach ``at_least`` (the gateway counts as the session ends, just
+        after the close frame went out)."""
+        deadline = time.monotonic() + 10
+        while self.closes(port, code) < at_least:
+            assert time.monotonic() < deadline, f"closes with {code}: {self.closes(port, code)}, not {at_least}"
+            time.sleep(0.05)
 
     def _start(self, env: dict[str, str]) -> int:
         """Another gateway of the stack, with settings of its own."""
@@ -116,6 +138,7 @@ async def flood(port: int) -> tuple[list[dict[str, Any]], int, str]:
 
 
 def test_frames_beyond_the_credits_are_refused_and_a_client_that_keeps_on_is_closed(gateways: Gateways) -> None:
+    before = gateways.closes(gateways.strict, "4429")
     frames, code, reason = asyncio.run(flood(gateways.strict))
     kinds = [frame["type"] if frame["type"] != "error" else frame["code"] for frame in frames]
     # The credits left after the hello are answered, the next frames refused as too fast (each
@@ -127,6 +150,9 @@ def test_frames_beyond_the_credits_are_refused_and_a_client_that_keeps_on_is_clo
     assert set(kinds[CREDITS - 1 :]) <= {"pong", "too_fast"}  # a credit may come back meanwhile
     assert (code, reason) == (4429, "too many frames: slow down")
     assert len(frames) < 4 * CREDITS  # not every frame was answered
+    # Counted by its close code, once.
+    gateways.wait_closes(gateways.strict, "4429", before + 1)
+    assert gateways.closes(gateways.strict, "4429") == before + 1
 
 
 async def steady(port: int, frames: int, every: float) -> list[str]:
@@ -211,8 +237,10 @@ async def silent(port: int, pings_before_hello: int) -> tuple[int, str, list[dic
 
 @pytest.mark.parametrize("pings_before_hello", [0, 2])
 def test_a_connection_that_does_not_say_hello_is_closed(gateways: Gateways, pings_before_hello: int) -> None:
+    before = gateways.closes(gateways.strict, "4408")
     code, reason, frames, took = asyncio.run(silent(gateways.strict, pings_before_hello))
     assert (code, reason) == (4408, f"no hello within {HELLO_SECONDS:g} s")
+    gateways.wait_closes(gateways.strict, "4408", before + 1)
     # Frames other than hello are answered hello_first and do not put the deadline off.
     assert [frame["code"] for frame in frames] == ["hello_first"] * pings_before_hello
     assert HELLO_SECONDS - 0.1 <= took < HELLO_SECONDS + 3

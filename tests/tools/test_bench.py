@@ -1,6 +1,10 @@
-"""The benchmarks' commands: `boxedin ai bench`."""
+"""The benchmarks' commands: `boxedin ai bench`, `boxedin figures bench`."""
 
 from __future__ import annotations
+
+import json
+
+import pytest
 
 from boxedin.cli import main
 
@@ -18,3 +22,13 @@ def test_ai_bench_prints_the_table_against_the_general_search(capsys):
             assert float(row[3]) > 0 and row[4].endswith("x")
         else:
             assert row[3] == "-"
+
+
+@pytest.mark.stack  # it starts a Redis of its own
+def test_figures_bench_prints_games_now_and_the_streams_cost_beside_the_old_figure(capsys):
+    assert main(["figures", "bench", "--games", "300", "--followed", "60", "--partitions", "2", "--rounds", "1"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    # The 60 followed games count, and so does every online game (about a fifth) followed or not.
+    assert 60 <= figures["games_now"] <= 60 + 300 // 2
+    for name in ("previous_games_now_ms", "games_now_ms", "streams_ms"):
+        assert len(figures[name]) == 3 and all(ms > 0 for ms in figures[name]), figures

@@ -7,7 +7,9 @@ cookies, the header, the limit on wrong tokens) are in tests/gateway/test_ops_au
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -112,10 +114,13 @@ def test_the_ops_page_shows_players_and_games_during_load(ops_stack: Stack, brow
         assert TOKEN not in cookie["value"]
         expect(page.locator("#players")).not_to_have_text("–")
         page.wait_for_function("() => Number(document.getElementById('players').textContent) >= 2", timeout=15000)
-        # The engine works the games-now figures out every 5 s and the page reads them every
-        # 2 s, so the two strategic games can take up to 7 s (more under load) to show.
-        expect(page.locator("#now")).to_contain_text("strategic", timeout=15000)
+        # The page reads the figures every 2 s; the engine works "Games now" out for each read.
+        # The modes are named as the rule book names them, never by their ids.
+        expect(page.locator("#now")).to_contain_text("Strategic", timeout=15000)
         page.wait_for_function("() => document.querySelectorAll('#flow tbody tr').length >= 2", timeout=15000)
+        expect(page.locator("#flow")).to_contain_text("Classic", timeout=15000)
+        for shown in (page.locator("#now"), page.locator("#flow")):
+            assert "strategic" not in shown.inner_text() and "classic" not in shown.inner_text()
         expect(page.locator("#updated")).to_contain_text("Updated")
         shot(page, "during-load")
         page.set_viewport_size(PHONE)
@@ -130,6 +135,34 @@ def test_the_ops_page_shows_players_and_games_during_load(ops_stack: Stack, brow
         load.join(120)
         for player in players:
             player.close()
+
+
+def ops_figures(stack: Stack) -> dict[str, Any]:
+    request = urllib.request.Request(stack.url() + "/ops/figures", headers={"Authorization": f"Bearer {TOKEN}"})
+    with urllib.request.urlopen(request, timeout=5) as reply:
+        return dict(json.loads(reply.read()))
+
+
+def test_a_game_that_ends_leaves_games_now_at_once_and_the_modes_have_their_names(ops_stack: Stack) -> None:
+    """Issue 30: "Games now" once showed a Quick game for 4 s after it ended."""
+    player = Browser(ops_stack.url())
+    try:
+        player.hello()
+        player.new_game(mode="quick", opponent="local")
+        deadline = time.monotonic() + 10
+        # Counted once the gateway's presence report names it (it goes at once on a change).
+        while ops_figures(ops_stack)["games_now"].get("quick") != 1:
+            assert time.monotonic() < deadline, ops_figures(ops_stack)
+            time.sleep(0.05)
+        names = ops_figures(ops_stack)["mode_names"]
+        assert names["quick"] == "Quick" and names["chain_reaction"] == "Chain Reaction"
+        player.act(type="resign")
+        assert player.state is not None and player.state["over"]
+        # The first read after the game ended: it is no longer played, though its page still
+        # follows it (the result window).
+        assert "quick" not in ops_figures(ops_stack)["games_now"]
+    finally:
+        player.close()
 
 
 def test_a_production_gateway_without_an_ops_token_refuses_to_start() -> None:

@@ -21,6 +21,7 @@ import grpc
 import redis.asyncio as redis
 from redis.typing import StreamIdT
 
+from boxedin.common.choices import LEVELS
 from boxedin.common.keys import AI_GROUP, Keys, celery_queue
 from boxedin.common.metrics import (
     AI_THINK,
@@ -30,6 +31,7 @@ from boxedin.common.metrics import (
     CELERY_TASK_LATENCY,
     CELERY_TASKS,
     COMPUTER_TURNS_TAKEN,
+    at_zero,
 )
 from boxedin.common.reasons import refusal_of
 from boxedin.common.settings import Settings
@@ -39,6 +41,10 @@ from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 from .thinking import Thinker
 
 log = logging.getLogger("boxedin.ai.turns")
+# Exported at 0 from the start, so that a level nobody played shows 0, not "No data".
+at_zero(AI_TURNS, *((level,) for level in (*LEVELS, "practice")))
+at_zero(COMPUTER_TURNS_TAKEN, ("read",), ("reclaimed",))
+at_zero(CELERY_TASKS, ("done",))
 # Races lost on one turn (another replica, or the player's screen going away) before giving the
 # job back to the group.
 _RETRIES = 20

@@ -26,6 +26,7 @@ async def main() -> None:
         lease=config.online_lease_seconds,
         settle=config.online_settle_seconds,
     )
+    service.figures.claim_idle_seconds = config.ai_claim_idle_seconds
     deadlines = DeadlineLoop(service, config.deadline_poll_seconds)
     deadlines.start()
     service.figures.start()

@@ -42,14 +42,15 @@ def facts(seq: int, game: Game, table: Table) -> common_pb2.GameFacts:
 
 
 def counter_by_mode(counter: Counter) -> dict[str, int]:
-    """A counter labelled by mode (and more), added up by mode."""
+    """A counter labelled by mode (and more), added up by mode: the modes counted in (the
+    children exported at 0 are left out)."""
     totals: dict[str, int] = {}
     for metric in counter.collect():
         for sample in metric.samples:
             if sample.name.endswith("_total"):
                 mode = sample.labels["mode"]
                 totals[mode] = totals.get(mode, 0) + int(sample.value)
-    return totals
+    return {mode: total for mode, total in totals.items() if total}
 
 
 def mode_of(game: Game) -> str:

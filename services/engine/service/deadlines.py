@@ -13,11 +13,14 @@ import time
 import redis.asyncio as redis
 
 from boxedin.common.background import Background
-from boxedin.common.metrics import DEADLINES_FIRED, REDIS_UP
+from boxedin.common.metrics import DEADLINE_LATENESS, DEADLINE_LOOP_TICK, DEADLINES_FIRED, REDIS_UP, at_zero
 
 from .server import EngineService
 
 log = logging.getLogger("boxedin.engine.deadlines")
+# What came of a claimed deadline: exported at 0 from the start ("Deadlines by outcome").
+OUTCOMES = ("applied", "nothing_due")
+at_zero(DEADLINES_FIRED, *((outcome,) for outcome in OUTCOMES))
 
 
 class DeadlineLoop(Background):
@@ -37,7 +40,8 @@ class DeadlineLoop(Background):
         while True:
             await self.round("engine.deadlines", max(self.poll_seconds, 1.0))  # health follows it
             try:
-                due = await self.service.store.claim_due(time.time(), self.lease_seconds)
+                now = time.time()
+                due = await self.service.store.claim_due(now, self.lease_seconds)
             except redis.RedisError as exc:
                 REDIS_UP.set(0)
                 log.warning("cannot read the deadlines", extra={"error": str(exc)})
@@ -49,7 +53,9 @@ class DeadlineLoop(Background):
                 await asyncio.sleep(1)
                 continue
             REDIS_UP.set(1)
-            for game_id in due:
+            DEADLINE_LOOP_TICK.set(now)
+            for game_id, fell_due in due:
+                DEADLINE_LATENESS.observe(max(0.0, now - fell_due))
                 task = asyncio.create_task(self._fire(game_id))
                 self._firing.add(task)
                 task.add_done_callback(self._firing.discard)
@@ -61,4 +67,4 @@ class DeadlineLoop(Background):
         except Exception:
             log.exception("applying a deadline failed", extra={"game": game_id})
             return
-        DEADLINES_FIRED.labels("applied" if acted else "nothing_due").inc()
+        DEADLINES_FIRED.labels(OUTCOMES[0] if acted else OUTCOMES[1]).inc()

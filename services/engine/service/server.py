@@ -16,10 +16,11 @@ import grpc
 import redis.asyncio as redis
 
 from boxedin.common.devices import check_device, device_hash
-from boxedin.common.metrics import ACTION_LATENCY, ACTIONS, GAMES_CREATED, GAMES_FINISHED, RULE_ERRORS
-from boxedin.common.reasons import Refusal
+from boxedin.common.metrics import ACTION_LATENCY, ACTIONS, GAMES_CREATED, GAMES_FINISHED, RULE_ERRORS, at_zero
+from boxedin.common.reasons import REASONS, Refusal
 from boxedin.engine.actions import Action, Timeout
 from boxedin.engine.game import Game
+from boxedin.engine.rules import MODES
 from boxedin.engine.session import clock, pipeline
 from boxedin.engine.session.seats import DEADLINE, Caller, Computer, Deadline, Person, authorize
 from boxedin.engine.session.setup import new_game, new_game_id
@@ -32,6 +33,16 @@ from .online_calls import OnlineCalls
 from .store import Commit, GameStore, StoredGame
 
 log = logging.getLogger("boxedin.engine")
+# The games each mode can be played as (a practice board against its practice opponent alone),
+# exported at 0: the dashboards show a mode nobody played yet as 0, not "No data".
+_PLAYED_AS = [
+    *((mode.id, opponent) for mode in MODES.values()
+      for opponent in (("practice",) if mode.practice else ("ai", "local", "online"))),
+    ("custom", "ai"), ("custom", "local"),
+]  # fmt: skip
+at_zero(GAMES_CREATED, *_PLAYED_AS)
+at_zero(GAMES_FINISHED, *_PLAYED_AS)
+at_zero(RULE_ERRORS, *((reason,) for reason in REASONS))
 _REPEAT_KEY = re.compile(r"[0-9a-f]{16,64}")
 # Who made an action, as its metrics name them (the deadline's is the clock, as it always was).
 _ACTORS: dict[type, str] = {Person: "human", Computer: "ai", Deadline: "clock"}
@@ -329,15 +340,16 @@ class EngineService(OnlineCalls):
 
     async def _figures(self) -> engine_pb2.Figures:
         try:
-            # The figures loop works them out every few seconds; a call only reads them.
-            now = self.figures.games_now if self.figures.games_now is not None else await self.figures.update()
+            # Worked out for each call (a few Redis commands), not the loop's of up to 5 s ago: a
+            # game that ended leaves "Games now" at once (issue 30).
+            now, online = await self.figures.games()
         except redis.RedisError as exc:
             raise Refusal("unavailable", "the game store cannot be reached") from exc
         return engine_pb2.Figures(
             games_now={mode: count for mode, count in now.items() if count},
             games_started=counter_by_mode(GAMES_CREATED),
             games_finished=counter_by_mode(GAMES_FINISHED),
-            online_games_now={mode: count for mode, count in self.figures.online_games_now.items() if count},
+            online_games_now={mode: count for mode, count in online.items() if count},
         )
 
     # --- deadlines ---------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import cast
 
@@ -102,10 +103,10 @@ return 1
 # one caller gets it, and a caller that dies before applying it leaves it to be claimed again.
 # KEYS: deadline set. ARGV: now ms, lease ms, most to claim.
 _CLAIM_DUE = """
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[3]))
 local until_ms = tonumber(ARGV[1]) + tonumber(ARGV[2])
-for _, member in ipairs(due) do
-  redis.call('ZADD', KEYS[1], 'XX', until_ms, member)
+for i = 1, #due, 2 do
+  redis.call('ZADD', KEYS[1], 'XX', until_ms, due[i])
 end
 return due
 """
@@ -343,14 +344,16 @@ class GameStore:
 
     # --- deadlines -----------------------------------------------------------------------------
 
-    async def claim_due(self, now: float, lease: float, most: int = 100) -> list[str]:
-        """Game ids whose deadline is due, each claimed by this caller alone for ``lease`` s."""
+    async def claim_due(self, now: float, lease: float, most: int = 100) -> list[tuple[str, float]]:
+        """Game ids whose deadline is due, each claimed by this caller alone for ``lease`` s, with
+        when it fell due (epoch seconds; for a deadline claimed again, when its lease ran out)."""
         # One script call per partition, each on its own slot (Redis Cluster), one after another:
         # redis-py's cluster client has been seen to fail opening connections for many at once.
         args = [round(now * 1000), round(lease * 1000), most]
-        due: list[str] = []
+        due: list[tuple[str, float]] = []
         for key in self.keys.deadline_sets():
-            due += [member.decode() for member in await self._claim_due(keys=[key], args=args)]
+            reply = await self._claim_due(keys=[key], args=args)
+            due += [(reply[i].decode(), float(reply[i + 1]) / 1000) for i in range(0, len(reply), 2)]
         return due
 
     async def sync_deadline(self, stored: StoredGame) -> None:
@@ -373,17 +376,46 @@ class GameStore:
 
     # --- figures -------------------------------------------------------------------------------
 
-    async def games_now(self, modes: list[str], since: float, *, online: bool = False) -> dict[str, int]:
-        """Unfinished games (``online``: online games only) of each mode with a move since
-        ``since`` (epoch seconds); games left a day without a move are dropped from the sets."""
-        floor, stale = round(since * 1000), round((time.time() - 24 * 3600) * 1000)
-        running = self.keys.running_online if online else self.keys.running
+    async def games_now(
+        self, modes: list[str], followed: Collection[str], *, prune: bool = False
+    ) -> tuple[dict[str, int], dict[str, int]]:
+        """The games being played now of each mode, and the online games among them. A game is
+        played now while it is unfinished and a player's socket follows it (``followed``), or,
+        online, while its grace runs: an unfinished online game that no socket follows has every
+        player away, each in their grace, and it ends when the grace does (forfeit); so every
+        unfinished online game counts. A game leaves its mode's running sets in the commit that
+        ends it: it leaves these figures at once. ``prune``: games left a day without a move are
+        dropped from the sets first (the figures loop's work, not every call's)."""
+        stale = round((time.time() - 24 * 3600) * 1000)
+        by_partition: dict[int, list[str]] = {}
+        for game_id in followed:
+            by_partition.setdefault(partition_of(game_id, self.keys.partitions), []).append(game_id)
         async with self.redis.pipeline(transaction=False) as pipe:
             for mode in modes:
                 for partition in range(self.keys.partitions):
-                    key = running(partition, mode)
-                    pipe.zremrangebyscore(key, "-inf", stale)
-                    pipe.zcount(key, floor, "+inf")
-            counts = await pipe.execute()
-        per_mode = self.keys.partitions * 2
-        return {mode: sum(counts[i * per_mode + 1 : (i + 1) * per_mode : 2]) for i, mode in enumerate(modes)}
+                    running, online = self.keys.running(partition, mode), self.keys.running_online(partition, mode)
+                    if prune:
+                        pipe.zremrangebyscore(running, "-inf", stale)
+                        pipe.zremrangebyscore(online, "-inf", stale)
+                    pipe.zcard(online)
+                    ids = by_partition.get(partition)
+                    if ids:
+                        pipe.zmscore(running, ids)
+                        pipe.zmscore(online, ids)
+            replies = iter(await pipe.execute())
+        now: dict[str, int] = {}
+        online_now: dict[str, int] = {}
+        for mode in modes:
+            played = online_played = 0
+            for partition in range(self.keys.partitions):
+                if prune:
+                    next(replies), next(replies)
+                online_count = int(next(replies))
+                online_played += online_count
+                played += online_count
+                if by_partition.get(partition):
+                    in_running, in_online = next(replies), next(replies)
+                    # Followed games of the mode that are not online (those are counted above).
+                    played += sum(1 for r, o in zip(in_running, in_online, strict=True) if r is not None and o is None)
+            now[mode], online_now[mode] = played, online_played
+        return now, online_now
