@@ -22,6 +22,7 @@ export function confirmReplace(app: App): Promise<boolean> {
 }
 
 export function mountMenu(app: App, root: HTMLElement): Screen {
+  if (app.onLanApp) return mountLanMenu(app, root);
   const offs: (() => void)[] = [];
   const screen = h("div", { class: "screen menu-screen" });
   root.append(screen);
@@ -245,4 +246,41 @@ function renderContinue(app: App, saved: SavedSummary, rerender: () => void): HT
       ),
     ),
   );
+}
+
+/** The menu of a `boxedin lan`'s page: only what works with no game server behind it. Same Wi-Fi
+ * (its process runs the game), Settings and Help; no AI, no online play, no statistics. */
+function mountLanMenu(app: App, root: HTMLElement): Screen {
+  const more = popupMenu({
+    focusId: "more",
+    items: [
+      { label: "Settings", onSelect: () => app.show("settings") },
+      { label: "Help & Rules", onSelect: () => app.show("help") },
+    ],
+  });
+  root.append(
+    h(
+      "div",
+      { class: "screen menu-screen lan-menu" },
+      h(
+        "header",
+        { class: "topbar" },
+        h("h1", { class: "brand" }, h("span", { class: "brand-mark", "aria-hidden": "true" }, "◆"), "Boxed In"),
+        h("div", { class: "topbar-end" }, more),
+      ),
+      h(
+        "div",
+        { class: "online-body" },
+        h(
+          "section",
+          { class: "online-section", "aria-labelledby": "lan-menu-h" },
+          h("h2", { id: "lan-menu-h", class: "section-title" }, "Same Wi-Fi"),
+          h("p", {}, "This is the Same Wi-Fi app: host a game for another device on your network, or join one, with no internet and no game server."),
+          h("button", { type: "button", class: "btn primary same-wifi-btn", "data-focus-id": "same-wifi", onclick: () => app.show("lan") }, "Same Wi-Fi"),
+        ),
+        h("p", { class: "muted" }, "Games against the AI, online games, practice and statistics need a game server: they are on the game server's page, not here."),
+      ),
+    ),
+  );
+  return { unmount: () => undefined };
 }
