@@ -7,6 +7,7 @@ import { selectMode } from "../state/choices";
 import { choose, h, modal, popupMenu } from "./dom";
 import { modeCards } from "./modePicker";
 import { opponentLabel } from "../state/texts";
+import { graceLine, runningOnlineGame, type RunningOnlineGame } from "../state/online";
 import type { SavedSummary } from "../network/types";
 
 export function confirmReplace(app: App): Promise<boolean> {
@@ -128,6 +129,7 @@ export function mountMenu(app: App, root: HTMLElement): Screen {
       clockLabel(m.clock),
     );
 
+    const onlineCard = running ? renderRunning(app, running) : null;
     const continueCard = app.saved ? renderContinue(app, app.saved, render) : null;
 
     const practiceCard = h(
@@ -192,6 +194,7 @@ export function mountMenu(app: App, root: HTMLElement): Screen {
           h("div", { class: "field-label" }, "Opponent"),
           oppGroup,
           h("div", { class: "chip-row" }, levelBtn, clockBtn),
+          onlineCard,
           continueCard,
           practiceCard,
           playBar,
@@ -202,9 +205,71 @@ export function mountMenu(app: App, root: HTMLElement): Screen {
     if (focusedId) (screen.querySelector(`[data-focus-id="${focusedId}"]`) as HTMLElement | null)?.focus();
   };
 
+  // The device's running online game (closing the page does not end it): offered back with the
+  // grace its player has left to return, counted down here from the server's figure.
+  let running: RunningOnlineGame | null = null;
+  let graceEnds: number | null = null;
+  let alive = true;
+  const askRunning = () => {
+    app.conn.runningOnline().then(
+      (frame) => {
+        if (!alive) return;
+        running = runningOnlineGame(frame);
+        graceEnds = running?.graceMs != null ? performance.now() + running.graceMs : null;
+        render();
+      },
+      () => undefined, // offline or refused: the card waits for the next connection
+    );
+  };
+  const tick = setInterval(() => {
+    const line = screen.querySelector(".grace-line");
+    if (!running || graceEnds === null || !line) return;
+    const left = graceEnds - performance.now();
+    line.textContent = graceLine(running.opponent, left);
+    // The grace ran out: the server says whether the game is over (it is, unless the player
+    // came back on another page).
+    if (left <= 0) {
+      graceEnds = null;
+      askRunning();
+    }
+  }, 250);
+
   render();
-  offs.push(app.conn.on({ saved: () => render() }));
-  return { unmount: () => offs.forEach((f) => f()) };
+  offs.push(
+    app.conn.on({
+      saved: () => render(),
+      status: (s) => {
+        if (s === "open") askRunning();
+      },
+    }),
+  );
+  if (app.conn.isOpen) askRunning();
+  return {
+    unmount: () => {
+      alive = false;
+      clearInterval(tick);
+      offs.forEach((f) => f());
+    },
+  };
+}
+
+/** The running online game's card: one tap (Rejoin) brings it back on screen, through the online
+ * menu, as the rule book says ("choose Online again in time and you are back in it"). */
+function renderRunning(app: App, game: RunningOnlineGame): HTMLElement {
+  return h(
+    "section",
+    { class: "continue-card online-running", "aria-label": "Online game" },
+    h("h2", {}, "Online game"),
+    h("div", { class: "continue-mode" }, modeName(game.mode) + (game.overlap ? ` · ${overlapName(game.overlap)}` : "")),
+    h("div", { class: "continue-opp" }, `Online vs ${game.opponent}`),
+    h("div", { class: "continue-score" }, `You ${game.scores[0]} : ${game.scores[1]} ${game.opponent} · Round ${game.round}`),
+    h("p", { class: "grace-line", role: "timer", "aria-live": "off" }, graceLine(game.opponent, game.graceMs)),
+    h(
+      "div",
+      { class: "continue-buttons" },
+      h("button", { type: "button", class: "btn primary", "data-focus-id": "rejoin", onclick: () => app.show("online") }, "Rejoin"),
+    ),
+  );
 }
 
 function renderContinue(app: App, saved: SavedSummary, rerender: () => void): HTMLElement {
