@@ -95,11 +95,21 @@ def test_host_join_compare_codes_play_and_the_host_quits(chromium: Any, tmp_path
         # name Bob chose there, which this other origin cannot read.
         device(chromium, f"http://127.0.0.1:{joiner_process.port}/#same-wifi?name=Bob", None, PHONE, "dark") as bob,
     ):
-        # The Same Wi-Fi app's menu shows only what works with no game server (issue 30, point 5).
+        # The Same Wi-Fi app's menu shows only what works with no game server (issue 30, point 5):
+        # Same Wi-Fi, and local games, which its process plays.
         for gone in ("vs AI", "Local", "Online"):
             expect(ann.get_by_role("radio", name=gone)).to_have_count(0)
-        for gone in ("Play", "Start", "Find Match", "Practice"):
+        for gone in ("Play", "Find Match", "Practice", "No clock"):
             expect(ann.get_by_role("button", name=gone, exact=True)).to_have_count(0)
+        ann.locator('.lan-menu .mode-card[data-mode="mini"]').click()
+        ann.get_by_role("button", name="Start", exact=True).click()
+        expect(ann.locator(".game-screen")).to_be_visible()
+        local = wait_for_state(ann, lambda s: s["opponent"] == "local" and s["mode"] == "mini")
+        ann.get_by_role("button", name="Roll Dice").click()
+        wait_for_state(ann, lambda s: s["game"] == local["game"] and s["seq"] == 1 and s["roll"] is not None)
+        shot(ann, "lan-local-game")
+        ann.get_by_role("button", name="Back to menu (the game ends)").click()
+        expect(ann.locator(".lan-menu")).to_be_visible()
         ann.get_by_role("button", name="More options").click()
         expect(ann.get_by_role("menuitem")).to_have_text(["Settings", "Help & Rules"])
         ann.keyboard.press("Escape")

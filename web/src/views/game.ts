@@ -23,7 +23,7 @@ export function mountGame(app: App, root: HTMLElement): Screen {
   const offs: (() => void)[] = [];
 
   // --- layout ---------------------------------------------------------------------------------
-  const topbar = new GameTopbar(session);
+  const topbar = new GameTopbar(session, !app.onLanApp);
   const scores = new ScoreView(session);
   const board = new BoardView(
     {

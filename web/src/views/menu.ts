@@ -8,7 +8,7 @@ import { choose, h, modal, popupMenu } from "./dom";
 import { modeCards } from "./modePicker";
 import { opponentLabel } from "../state/texts";
 import { graceLine, runningOnlineGame, type RunningOnlineGame } from "../state/online";
-import type { SavedSummary } from "../network/types";
+import type { NewGameOptions, SavedSummary } from "../network/types";
 
 export function confirmReplace(app: App): Promise<boolean> {
   if (!app.saved) return Promise.resolve(true);
@@ -314,19 +314,45 @@ function renderContinue(app: App, saved: SavedSummary, rerender: () => void): HT
 }
 
 /** The menu of a `boxedin lan`'s page: only what works with no game server behind it. Same Wi-Fi
- * (its process runs the game), Settings and Help; no AI, no online play, no statistics. */
+ * and local games (its process plays both with the engine in-process), Settings and Help; no AI,
+ * no online play, no statistics, no move clock (nothing keeps time there while the page is away). */
 function mountLanMenu(app: App, root: HTMLElement): Screen {
-  const more = popupMenu({
-    focusId: "more",
-    items: [
-      { label: "Settings", onSelect: () => app.show("settings") },
-      { label: "Help & Rules", onSelect: () => app.show("help") },
-    ],
-  });
-  root.append(
-    h(
-      "div",
-      { class: "screen menu-screen lan-menu" },
+  const screen = h("div", { class: "screen menu-screen lan-menu" });
+  root.append(screen);
+  const render = () => {
+    const m = app.menu;
+    const focusedId = (document.activeElement as HTMLElement | null)?.dataset?.focusId;
+    const more = popupMenu({
+      focusId: "more",
+      items: [
+        { label: "Settings", onSelect: () => app.show("settings") },
+        { label: "Help & Rules", onSelect: () => app.show("help") },
+      ],
+    });
+    const list = modeCards({
+      current: { mode: m.mode, overlap: m.overlap },
+      label: "Game for a local game",
+      onMode: (id) => {
+        if (app.menu.mode === id) return;
+        app.menu = selectMode(app.menu, id);
+        app.saveMenu();
+        render();
+      },
+      onOverlap: (v) => {
+        if (v) {
+          app.menu = { ...app.menu, overlap: v };
+          app.saveMenu();
+        }
+        render();
+        (screen.querySelector('[data-focus-id="overlap"]') as HTMLElement | null)?.focus();
+      },
+    });
+    const start = () => {
+      const options: NewGameOptions = { mode: m.mode, opponent: "local", first: app.firstChoice(), clock: 0 };
+      if (m.overlap) options.overlap = m.overlap;
+      app.startGame(options);
+    };
+    screen.replaceChildren(
       h(
         "header",
         { class: "topbar" },
@@ -343,9 +369,24 @@ function mountLanMenu(app: App, root: HTMLElement): Screen {
           h("p", {}, "This is the Same Wi-Fi app: host a game for another device on your network, or join one, with no internet and no game server."),
           h("button", { type: "button", class: "btn primary same-wifi-btn", "data-focus-id": "same-wifi", onclick: () => app.show("lan") }, "Same Wi-Fi"),
         ),
+        h(
+          "section",
+          { class: "online-section", "aria-labelledby": "lan-local-h" },
+          h("h2", { id: "lan-local-h", class: "section-title" }, "Local"),
+          h("p", {}, "Two players take turns on this device. There is no move clock here, and a game is not kept once this app closes."),
+          list,
+        ),
         h("p", { class: "muted" }, "Games against the AI, online games, practice and statistics need a game server: they are on the game server's page, not here."),
+        h(
+          "div",
+          { class: "play-bar" },
+          h("div", { class: "play-summary", id: "play-summary" }, h("strong", {}, modeName(m.mode) + (m.overlap ? ` · ${overlapName(m.overlap)}` : "")), h("span", {}, "Local: 2 players")),
+          h("button", { type: "button", class: "btn primary play-btn", "aria-describedby": "play-summary", "data-focus-id": "play", onclick: start }, "Start"),
+        ),
       ),
-    ),
-  );
+    );
+    if (focusedId) (screen.querySelector(`[data-focus-id="${focusedId}"]`) as HTMLElement | null)?.focus();
+  };
+  render();
   return { unmount: () => undefined };
 }
