@@ -115,6 +115,12 @@ class OnlineMenu(Frame):
     open: StrictBool
 
 
+class RunningOnline(Frame):
+    """The menu asks whether the device has an online game running, to offer it back."""
+
+    type: Literal["running_online"]
+
+
 class FindMatch(Frame):
     type: Literal["find_match"]
     mode: ModeId
@@ -166,6 +172,7 @@ ClientFrame = Annotated[
     | GameResult
     | ResetStats
     | OnlineMenu
+    | RunningOnline
     | FindMatch
     | CancelMatch
     | CreateRoom
@@ -177,8 +184,8 @@ ClientFrame = Annotated[
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientFrame)
 FRAME_TYPES = ("hello", "new_game", "resume", "discard", "roll", "draw", "end_turn", "undo", "timeout",
-               "resign", "visibility", "ping", "stats", "game_result", "reset_stats", "online_menu", "find_match",
-               "cancel_match", "create_room", "close_room", "join_room", "leave", "rematch")  # fmt: skip
+               "resign", "visibility", "ping", "stats", "game_result", "reset_stats", "online_menu", "running_online",
+               "find_match", "cancel_match", "create_room", "close_room", "join_room", "leave", "rematch")  # fmt: skip
 
 
 def client_frame_schema() -> dict[str, Any]:

@@ -187,6 +187,21 @@ class OnlinePlay:
             )
             await self._enter(status.game_id, snapshot.facts.via or "room")
 
+    async def on_running_online(self, frame: client_frames.RunningOnline) -> None:
+        """The device's running online game for the menu, which offers it back: nothing here
+        changes, the player stays away (and the grace runs) until the game is on screen again."""
+        status = await self.matchmaker.GetOnlineStatus(matchmaker_pb2.DeviceOnly(device=self.hello_device), timeout=5)
+        if status.game_id:
+            snapshot = await self.engine.GetGame(
+                engine_pb2.GetGameRequest(game_id=status.game_id, device=self.hello_device), timeout=5
+            )
+            if not snapshot.over:
+                seat = snapshot.seat or status.seat
+                frame_text = server_frames.RunningOnline.spliced(status.game_id, seat, snapshot.state_json, frame.id)
+                await self.send(frame_text)
+                return
+        await self.send(server_frames.RunningOnline.none(reply_to=frame.id))
+
     async def on_find_match(self, frame: client_frames.FindMatch) -> None:
         await self._asking_for(self._find_match(frame))
 

@@ -13,6 +13,7 @@ input and leaves out of the JSON, and which the JSON schema does not offer (``Ab
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
@@ -605,6 +606,28 @@ class Matched(_Model):
         )
 
 
+class RunningOnline(_Model):
+    """The device's running online game, for the menu to offer it back (the grace of an away
+    player is in its state's ``online``), or nothing (``game`` null)."""
+
+    type: Literal["running_online"]
+    game: StrictStr | None
+    seat: PlayerNo | None
+    state: GameState | None
+    reply_to: ReplyTo | Absent = None
+
+    @classmethod
+    def none(cls, reply_to: str | int | None = None) -> RunningOnline:
+        return cls(type="running_online", game=None, seat=None, state=None, **_given(reply_to=reply_to))
+
+    @staticmethod
+    def spliced(game: str, seat: int, state_json: str, reply_to: str | int | None = None) -> str:
+        """The frame with the engine's state JSON as it is (never parsed here), as the feed
+        passes on a state."""
+        head = {"type": "running_online", "game": game, "seat": seat, **_given(reply_to=reply_to)}
+        return json.dumps(head, separators=(",", ":"))[:-1] + f',"state":{state_json}}}'
+
+
 # --- Same Wi-Fi (docs/protocol.md, Same Wi-Fi): a boxedin lan process to its own browser ---------
 
 
@@ -666,6 +689,7 @@ ServerFrame = Annotated[
     | RoomFrame
     | RoomClosed
     | Matched
+    | RunningOnline
     | LanStatus
     | LanClosed,
     Field(discriminator="type"),
@@ -675,7 +699,7 @@ SERVER_FRAMES: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)
 # the engine's JSON as it is).
 ServerFrameModel = (
     Welcome | Saved | Error | Ack | Pong | Reconnect | Stats | Result | ResetConfirm | OnlineStatus | PresenceFrame
-    | MatchWaiting | MatchCancelled | RoomFrame | RoomClosed | Matched | LanStatus | LanClosed
+    | MatchWaiting | MatchCancelled | RoomFrame | RoomClosed | Matched | RunningOnline | LanStatus | LanClosed
 )  # fmt: skip
 
 

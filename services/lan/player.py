@@ -28,6 +28,7 @@ from . import secure
 from .discovery import Discovery, SeenGame, local_addresses
 from .frames import parse_lan_frame
 from .host import GRACE_SECONDS, HOST, JOINER, HostedGame, Out, Started
+from .local import LocalGame
 from .peer import Link
 
 log = logging.getLogger("boxedin.lan")
@@ -92,6 +93,8 @@ class LocalPlayer:
         self.lobbies: set[Send] = set()
         self.hosting: Hosting | None = None
         self.joining: Joining | None = None
+        # The local game (two players on this page), if one was started: the engine in-process.
+        self.local_game: LocalGame | None = None
         self.discovery = Discovery(self._games_changed) if discovery else None
 
     async def start(self) -> None:
@@ -486,7 +489,9 @@ class LocalPlayer:
                 return error("bad_message", f"{kind} is for the browser's own process", frame.id)
             if kind == "hello":
                 await local({"type": "welcome", "device": self.device, "saved": None, "server_time": time.time()})
-                if frame.game is not None:
+                if frame.game is not None and self.local_game is not None and frame.game == self.local_game.id:
+                    await local(self.local_game.state_frame())
+                elif frame.game is not None:
                     await self._catch_up(local)  # the page names the game it had on screen
                 return None
             if not frame.open:
@@ -497,6 +502,14 @@ class LocalPlayer:
             return None
         if kind == "visibility":
             return {"type": "ack", "reply_to": frame.id} if frame.id is not None else {"type": "ack"}
+        if kind == "new_game":
+            return self._new_local_game(frame, local)
+        played = self.local_game
+        if played is not None and kind in PIPELINE_KINDS and getattr(frame, "game", None) == played.id:
+            try:
+                return played.act(kind, frame.game, edge=getattr(frame, "edge", None), expected_seq=frame.seq)
+            except Refusal as refusal:
+                return error(refusal.reason, refusal.message, frame.id, played.seq)
         hosting = self.hosting
         game = hosting.game if hosting is not None else None
         if game is None:
@@ -514,6 +527,21 @@ class LocalPlayer:
             return error(refusal.reason, refusal.message, frame.id, game.seq)
         await self._deliver(out)
         return None
+
+    def _new_local_game(self, frame: Any, local: Send | None) -> dict[str, Any]:
+        """A local game for this page's two players (the other player's process starts none)."""
+        if local is None:
+            return error("bad_message", "new_game is for the browser's own process", frame.id)
+        if self._running_game() is not None:
+            return error("in_game", "finish the Same Wi-Fi game before starting a local one", frame.id)
+        try:
+            self.local_game = LocalGame(
+                self.device, mode=frame.mode, overlap=frame.overlap, opponent=frame.opponent,
+                first=frame.first, clock=frame.clock,
+            )  # fmt: skip
+        except Refusal as refusal:
+            return error(refusal.reason, refusal.message, frame.id)
+        return self.local_game.state_frame(frame.id)
 
     def _running_game(self) -> str | None:
         """The game being played, as online_status names it: a finished one is not (the player
@@ -535,6 +563,10 @@ class LocalPlayer:
         if joining is not None and joining.let_in and joining.game is not None and joining.link is not None:
             await local({"type": "matched", "game": joining.game, "seat": JOINER, "via": "room"})
             await joining.link.send({"t": "resync"})
+
+
+# The actions of a local game, as the engine's apply pipeline takes them.
+PIPELINE_KINDS = frozenset({"roll", "draw", "end_turn", "undo", "resign"})
 
 
 def _reply_to(text: str) -> Any:

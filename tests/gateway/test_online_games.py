@@ -260,6 +260,31 @@ def test_closing_the_page_and_choosing_online_again_in_time_brings_you_back(url:
     assert final["online"]["forfeit"] is None
 
 
+def test_the_menu_of_a_reopened_page_is_told_the_running_game_and_its_grace_without_coming_back(url: str) -> None:
+    ann, bob = paired_through_a_room(url)
+    game = ann.game_id
+    bob.close()
+    ann.wait_until(lambda state: state["online"]["connected"] == [True, False])
+    again = Player(url, "Bob", device=bob.device)
+    again.hello()
+    running = again.request(type="running_online")
+    assert running["game"] == game and running["seat"] == 2
+    assert running["state"]["game"] == game and running["state"]["players"][1]["name"] == "Bob"
+    assert 0 < running["state"]["online"]["away_remaining_ms"][1] <= GRACE_SECONDS * 1000
+    # Asking is not coming back: Bob stays away, and the grace runs out.
+    final = ann.wait_until(lambda state: state["over"], timeout=GRACE_SECONDS + 10)
+    assert final["online"]["forfeit"] == {"player": 2, "reason": "away"}
+    after = again.request(type="running_online")
+    assert (after["type"], after["game"], after["seat"], after["state"]) == ("running_online", None, None, None)
+
+
+def test_a_device_with_no_online_game_is_told_there_is_none(url: str) -> None:
+    cat = Player(url, "Cat")
+    cat.hello()
+    reply = cat.request(type="running_online")
+    assert (reply["type"], reply["game"], reply["seat"], reply["state"]) == ("running_online", None, None, None)
+
+
 def test_a_player_away_past_the_grace_loses(url: str) -> None:
     ann, bob = paired_through_a_room(url)
     bob.close()

@@ -41,10 +41,13 @@ def chromium() -> Iterator[Any]:
 
 
 @contextlib.contextmanager
-def device(chromium: Any, url: str, name: str, size: dict[str, int]) -> Iterator[Page]:
-    ctx = chromium.new_context(viewport=size, device_scale_factor=1)
-    seed = f"localStorage.setItem('boxedin.online.name', {json.dumps(name)});"
-    ctx.add_init_script(f"if (!localStorage.getItem('boxedin.online.name')) {{ {seed} }}")
+def device(chromium: Any, url: str, name: str | None, size: dict[str, int], theme: str = "light") -> Iterator[Page]:
+    """A browser on a device of its own; ``name`` is the online name it already knows (None: the
+    page learns one itself)."""
+    ctx = chromium.new_context(viewport=size, color_scheme=theme, device_scale_factor=1)
+    if name is not None:
+        seed = f"localStorage.setItem('boxedin.online.name', {json.dumps(name)});"
+        ctx.add_init_script(f"if (!localStorage.getItem('boxedin.online.name')) {{ {seed} }}")
     page = ctx.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -58,9 +61,8 @@ def device(chromium: Any, url: str, name: str, size: dict[str, int]) -> Iterator
 
 
 def same_wifi(page: Page) -> None:
-    """Menu → Online → Play with Friends → Same Wi-Fi."""
-    page.get_by_role("radio", name="Online").click()
-    page.get_by_role("button", name="Same Wi-Fi").click()
+    """The Same Wi-Fi app's menu → Same Wi-Fi."""
+    page.locator(".lan-menu").get_by_role("button", name="Same Wi-Fi").click()
     expect(page.locator(".lan-screen")).to_be_visible()
 
 
@@ -89,10 +91,36 @@ def test_host_join_compare_codes_play_and_the_host_quits(chromium: Any, tmp_path
     with (
         lan_processes(host_process, joiner_process),
         device(chromium, f"http://127.0.0.1:{host_process.port}", "Ann", DESKTOP) as ann,
-        # Bob's page opens as the Same Wi-Fi tab of a game server opens it (its #same-wifi link).
-        device(chromium, f"http://127.0.0.1:{joiner_process.port}/#same-wifi", "Bob", PHONE) as bob,
+        # Bob's page opens as the Same Wi-Fi tab of a game server opens it: its link carries the
+        # name Bob chose there, which this other origin cannot read.
+        device(chromium, f"http://127.0.0.1:{joiner_process.port}/#same-wifi?name=Bob", None, PHONE, "dark") as bob,
     ):
+        # The Same Wi-Fi app's menu shows only what works with no game server (issue 30, point 5):
+        # Same Wi-Fi, and local games, which its process plays.
+        for gone in ("vs AI", "Local", "Online"):
+            expect(ann.get_by_role("radio", name=gone)).to_have_count(0)
+        for gone in ("Play", "Find Match", "Practice", "No clock"):
+            expect(ann.get_by_role("button", name=gone, exact=True)).to_have_count(0)
+        ann.locator('.lan-menu .mode-card[data-mode="mini"]').click()
+        ann.get_by_role("button", name="Start", exact=True).click()
+        expect(ann.locator(".game-screen")).to_be_visible()
+        local = wait_for_state(ann, lambda s: s["opponent"] == "local" and s["mode"] == "mini")
+        ann.get_by_role("button", name="Roll Dice").click()
+        wait_for_state(ann, lambda s: s["game"] == local["game"] and s["seq"] == 1 and s["roll"] is not None)
+        shot(ann, "lan-local-game")
+        ann.get_by_role("button", name="Back to menu (the game ends)").click()
+        expect(ann.locator(".lan-menu")).to_be_visible()
+        ann.get_by_role("button", name="More options").click()
+        expect(ann.get_by_role("menuitem")).to_have_text(["Settings", "Help & Rules"])
+        ann.keyboard.press("Escape")
+        ann.mouse.move(0, 0)
+        assert not axe_violations(ann), axe_violations(ann)
+        shot(ann, "lan-menu")
         same_wifi(ann)
+        ann.get_by_role("button", name="Back to menu").click()  # the Same Wi-Fi screen's back arrow
+        expect(ann.locator(".lan-menu")).to_be_visible()
+        same_wifi(ann)
+        assert bob.evaluate("() => [window.boxedin.onlineName, location.hash]") == ["Bob", ""]
         ann.get_by_role("button", name="Host a Game").click()
         ann.locator('.mode-card[data-mode="mini"]').click()
         ann.locator(".lan-host-btn").click()

@@ -417,10 +417,19 @@ def test_a_page_closed_and_reopened_within_the_grace_plays_on(device, web_url, s
     expect(ada.locator(".score-card.away .score-name")).to_have_text("Bo")
     shot(ada, "ada-sees-bo-away")
 
-    # Bo opens the page again and chooses Online: straight back into the game.
+    # Bo opens the page again: the menu offers the running game back, with the time Bo has left
+    # to come back counting down (issue 30, point 8), and Rejoin brings it back in one tap.
     bo = open_tab(ctx)
-    expect(bo.locator(".continue-card")).to_have_count(0)  # an online game is not the saved game
-    go_online(bo)
+    card = bo.get_by_role("region", name="Online game")
+    expect(card).to_contain_text("Online vs Ada")
+    grace = card.locator(".grace-line")
+    expect(grace).to_have_text(re.compile(r"^Back within 1:[0-3]\d, or Ada wins$"))
+    expect(grace).not_to_have_text(grace.inner_text())  # it counts down
+    expect(bo.get_by_role("region", name="Continue game")).to_have_count(0)  # not the saved game
+    # Being offered the game is not coming back: Ada still sees Bo away.
+    expect(ada.locator(".away-line")).to_be_visible()
+    shot(bo, "bo-menu-offers-the-game")
+    card.get_by_role("button", name="Rejoin").click()
     back = in_game(bo, game)
     assert back["seq"] >= g["seq"] and not back["over"]
     expect(ada.locator(".away-line")).to_be_hidden(timeout=15000)

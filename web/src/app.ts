@@ -9,6 +9,7 @@ import { h, toast } from "./views/dom";
 import type { GameState, Level, NewGameOptions, PresenceFrame, SavedSummary, StatsFrame } from "./network/types";
 import { loadName, noteFinished, saveName } from "./state/online";
 import { loadMenuChoices, saveMenuChoices, type MenuChoices, type PracticeChoices, loadPracticeChoices, savePracticeChoices } from "./state/choices";
+import { GAME_SERVER, askPlace, type SameWifiPlace } from "./network/sameWifi";
 
 export type ScreenName = "menu" | "game" | "settings" | "help" | "practice-setup" | "online" | "lan" | StatsScreenName;
 export type StatsScreenName = "statistics" | "achievements" | "leaderboard";
@@ -20,6 +21,8 @@ export interface Screen {
 export type ScreenFactory = (app: App, root: HTMLElement) => Screen;
 
 const DEVICE_KEY = "boxedin.device";
+// A server that does not say within this time where the page is counts as a game server.
+const PLACE_WAIT_MS = 3000;
 
 function storage(): KeyValueStore | null {
   try {
@@ -45,6 +48,8 @@ export class App {
   onlineName: string | null;
   /** The last presence figures the server pushed (shown at once when the online menu opens). */
   presence: PresenceFrame | null = null;
+  /** Where the page is (a game server's or a `boxedin lan`'s page), once its server said so. */
+  place: SameWifiPlace | null = null;
   /** Ids of requests whose errors a screen shows itself (no toast). */
   readonly claimed = new Set<string>();
   private screen: Screen | null = null;
@@ -119,10 +124,38 @@ export class App {
     this.factories[name] = factory;
   }
 
-  start(): void {
+  /** Connects, and shows the first screen once the page's server said where the page is: a
+   * `boxedin lan`'s page has a menu of its own, which must not flash the game server's first. */
+  start(first: ScreenName = "menu"): void {
     this.conn.connect();
     this.showStatus("connecting");
-    this.show("menu");
+    const slow = new Promise<SameWifiPlace>((resolve) => setTimeout(() => resolve(GAME_SERVER), PLACE_WAIT_MS));
+    void Promise.race([askPlace(), slow]).then((place) => {
+      this.place = place;
+      // (An online game that came on screen meanwhile stays there.)
+      if (!this.screen) this.show(first);
+      this.placeListeners.forEach((f) => f(place));
+      this.placeListeners.clear();
+    });
+  }
+
+  private readonly placeListeners = new Set<(place: SameWifiPlace) => void>();
+
+  /** Calls `f` with the page's place: at once if known, else once its server said it. */
+  whenPlaced(f: (place: SameWifiPlace) => void): void {
+    if (this.place) f(this.place);
+    else this.placeListeners.add(f);
+  }
+
+  /** The page is a `boxedin lan`'s: Same Wi-Fi only, no game server behind it. */
+  get onLanApp(): boolean {
+    return this.place?.here === true;
+  }
+
+  /** Where an online game is left for: the online menu, or on a `boxedin lan`'s page its Same
+   * Wi-Fi screen. */
+  get onlineHome(): "online" | "lan" {
+    return this.onLanApp ? "lan" : "online";
   }
 
   show(name: ScreenName): void {

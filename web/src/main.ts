@@ -1,5 +1,6 @@
 import "./views/style.css";
 import { App } from "./app";
+import { readSameWifiHash } from "./state/sameWifi";
 import { mountGame } from "./views/game";
 import { mountHelp } from "./views/help";
 import { mountLan } from "./views/lanView";
@@ -21,7 +22,10 @@ app.register("lan", mountLan);
 app.register("statistics", mountStatistics);
 app.register("achievements", mountAchievements);
 app.register("leaderboard", mountLeaderboard);
-app.start();
-// The Same Wi-Fi app's page opened from another page's Same Wi-Fi tab (views/lanView.ts).
-if (location.hash === "#same-wifi") app.show("lan");
+// The Same Wi-Fi app's page opened from a game server's Same Wi-Fi tab (network/sameWifi.ts),
+// with the name the player chose there: this origin cannot read that page's storage.
+const asked = readSameWifiHash(location.hash);
+if (asked.name) app.setOnlineName(asked.name);
+if (asked.open) history.replaceState(null, "", location.pathname + location.search);
+app.start(asked.open ? "lan" : "menu");
 (window as unknown as { boxedin: App }).boxedin = app;

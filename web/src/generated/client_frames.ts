@@ -118,6 +118,12 @@ export type Resume = {
   ai_speed?: "normal" | "fast" | null;
 };
 
+/** The menu asks whether the device has an online game running, to offer it back. */
+export type RunningOnline = {
+  id?: string | number | null;
+  type: "running_online";
+};
+
 export type Stats = {
   id?: string | number | null;
   type: "stats";
@@ -144,6 +150,7 @@ export type ClientFrame =
   | GameResult
   | ResetStats
   | OnlineMenu
+  | RunningOnline
   | FindMatch
   | CancelMatch
   | CreateRoom

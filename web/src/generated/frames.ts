@@ -310,6 +310,18 @@ export type RoomFrame = {
   reply_to?: string | number;
 };
 
+/**
+ * The device's running online game, for the menu to offer it back (the grace of an away
+ * player is in its state's ``online``), or nothing (``game`` null).
+ */
+export type RunningOnline = {
+  type: "running_online";
+  game: string | null;
+  seat: 1 | 2 | null;
+  state: GameState | null;
+  reply_to?: string | number;
+};
+
 export type Saved = {
   type: "saved";
   saved: SavedSummary | null;
@@ -444,5 +456,6 @@ export type ServerFrame =
   | RoomFrame
   | RoomClosed
   | Matched
+  | RunningOnline
   | LanStatus
   | LanClosed;

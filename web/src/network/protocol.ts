@@ -3,7 +3,7 @@
 
 import type {
   EdgeRef, GameState, MatchVia, NewGameOptions, OnlineFrame, PlayerNo, ResetConfirmFrame, ResultFrame, SavedSummary,
-  ServerFrame, StatsFrame,
+  RunningOnlineFrame, ServerFrame, StatsFrame,
 } from "./types";
 import { applyChanges } from "./delta";
 import type { ClientFrame, Draw, Play } from "../generated/client_frames";
@@ -80,12 +80,14 @@ export class RequestError extends Error {
 
 /** The server frames that answer a request, by the request's type. */
 export interface Replies {
+  running_online: RunningOnlineFrame;
   stats: StatsFrame;
   game_result: ResultFrame;
   reset_stats: StatsFrame | ResetConfirmFrame;
 }
 
 const REPLY_TYPES: Record<keyof Replies, readonly ServerFrame["type"][]> = {
+  running_online: ["running_online"],
   stats: ["stats"],
   game_result: ["result"],
   reset_stats: ["reset_confirm", "stats"],
@@ -477,6 +479,11 @@ export class Connection {
       }, timeoutMs);
       this.pending.set(id, { types: REPLY_TYPES[type], resolve: resolve as (f: ServerFrame) => void, reject, timer });
     });
+  }
+
+  /** The device's running online game, for the menu to offer it back (asking changes nothing). */
+  runningOnline(): Promise<RunningOnlineFrame> {
+    return this.request("running_online");
   }
 
   /** The device's statistics, achievements and leaderboard. */

@@ -47,6 +47,7 @@ export type MatchCancelledFrame = G.MatchCancelled;
 export type RoomClosedFrame = G.RoomClosed;
 export type MatchVia = G.Matched["via"];
 export type MatchedFrame = G.Matched;
+export type RunningOnlineFrame = G.RunningOnline;
 export type OnlineFrame =
   | G.OnlineStatus
   | G.PresenceFrame

@@ -4,7 +4,8 @@
 import { MODES, type ModeInfo, isPractice } from "./catalog";
 import { CODE_ALPHABET, CODE_LENGTH, NAME_MAX } from "../generated/facts";
 import type { KeyValueStore } from "./settings";
-import type { PresenceFrame } from "../network/types";
+import { minutesText } from "./texts";
+import type { PlayerNo, PresenceFrame, RunningOnlineFrame } from "../network/types";
 
 // --- the name ---------------------------------------------------------------------------------
 
@@ -73,6 +74,48 @@ export function modeMarks(mode: string, presence: PresenceFrame | null, most: st
 
 export function playersOnlineText(n: number): string {
   return n === 1 ? "1 player online" : `${n} players online`;
+}
+
+// --- the running online game, offered back on the menu ---------------------------------------------
+
+export interface RunningOnlineGame {
+  game: string;
+  mode: string;
+  overlap: string | null;
+  me: PlayerNo;
+  opponent: string;
+  /** [mine, theirs] */
+  scores: [number, number];
+  round: number;
+  /** The grace left to come back (the server's figure when it answered), or null when this
+   * device's player is not away (the game is on screen elsewhere). */
+  graceMs: number | null;
+}
+
+/** The menu's card of the device's running online game, from the server's answer; null when
+ * there is none (or it is over). */
+export function runningOnlineGame(frame: RunningOnlineFrame): RunningOnlineGame | null {
+  const g = frame.state;
+  if (!frame.game || !frame.seat || !g || g.over || !g.online) return null;
+  const me = frame.seat;
+  const them = me === 1 ? 2 : 1;
+  const away = g.online.connected[me - 1] ? null : g.online.away_remaining_ms[me - 1];
+  return {
+    game: frame.game,
+    mode: g.mode,
+    overlap: g.overlap,
+    me,
+    opponent: g.players[them - 1].name,
+    scores: [g.scores[me - 1], g.scores[them - 1]],
+    round: g.round,
+    graceMs: away ?? null,
+  };
+}
+
+/** What the card says of the grace: "Back within 1:23, or Sam wins". */
+export function graceLine(opponent: string, ms: number | null): string {
+  if (ms === null) return "On screen on another page";
+  return `Back within ${minutesText(ms)}, or ${opponent} wins`;
 }
 
 // --- what the device keeps ---------------------------------------------------------------------

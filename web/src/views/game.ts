@@ -23,7 +23,7 @@ export function mountGame(app: App, root: HTMLElement): Screen {
   const offs: (() => void)[] = [];
 
   // --- layout ---------------------------------------------------------------------------------
-  const topbar = new GameTopbar(session);
+  const topbar = new GameTopbar(session, !app.onLanApp);
   const scores = new ScoreView(session);
   const board = new BoardView(
     {
@@ -195,7 +195,7 @@ export function mountGame(app: App, root: HTMLElement): Screen {
     if (edge) pick(edge);
   });
 
-  function leave(to: "menu" | "practice-setup" | "online" = "menu"): void {
+  function leave(to: "menu" | "practice-setup" | "online" | "lan" = "menu"): void {
     const g = session.game;
     if (g && !g.over) app.conn.visibility(false);
     app.noteSavedFrom(g);
@@ -209,7 +209,7 @@ export function mountGame(app: App, root: HTMLElement): Screen {
     const g = session.game;
     const id = g?.game ?? app.conn.online?.game;
     if (!id) {
-      leave("online");
+      leave(app.onlineHome);
       return;
     }
     if (g && !g.over) {
@@ -229,7 +229,7 @@ export function mountGame(app: App, root: HTMLElement): Screen {
       toast("Not connected — reconnecting…");
       return;
     }
-    leave("online");
+    leave(app.onlineHome);
   }
 
   function askRematch(): void {

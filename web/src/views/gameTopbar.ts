@@ -16,7 +16,8 @@ export class GameTopbar {
   private readonly clockText = h("span", { class: "clock-text" }, "–");
   private readonly clock = h("div", { class: "clock", role: "timer", "aria-label": "Move clock", hidden: true }, clockIcon(), this.clockText);
 
-  constructor(private readonly session: GameSession) {
+  /** `kept`: a game left with the back arrow is kept (not on a `boxedin lan`'s page, which keeps none). */
+  constructor(private readonly session: GameSession, private readonly kept = true) {
     this.root = h("header", { class: "topbar game-topbar" }, this.backBtn, this.title, h("div", { class: "topbar-end" }, this.round, this.clock));
   }
 
@@ -28,7 +29,7 @@ export class GameTopbar {
     this.title.title = name;
     this.round.textContent = prac ? "" : `Round ${g.round}`;
     this.round.hidden = prac;
-    this.backBtn.setAttribute("aria-label", onl ? (g.over ? "Back to the online menu" : "Leave the game") : prac ? "Back to the practice setup" : "Back to menu (the game is saved)");
+    this.backBtn.setAttribute("aria-label", onl ? (g.over ? "Back to the online menu" : "Leave the game") : prac ? "Back to the practice setup" : this.kept ? "Back to menu (the game is saved)" : "Back to menu (the game ends)");
     this.renderClock();
   }
 

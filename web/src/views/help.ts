@@ -46,7 +46,7 @@ export function mountHelp(app: App, root: HTMLElement): Screen {
           `Your edges and squares are ${c1} with a diamond; the AI's (or Player 2's) are ${c2} with a ring. Settings can change both colours.`,
           "A captured square is tinted in its owner's colour and each of its boxes carries the owner's mark. A box covered by squares of both players shows both marks; under the Territory rule a box shows only whoever holds it now. Each 2×2 and 3×3 square held is outlined in its owner's colour (dashed for the ring player), a 3×3's line further inside its boxes than a 2×2's.",
           "Tap, click or point at the middle of a box to list the squares covering it, with their owners and points, under the board; with the keyboard the list follows the boxes beside the chosen edge.",
-          "Faint lines show where you can draw while it is your turn. The other side's latest edges pulse in a colour picked to stand out from the board and from both players' colours, until you draw.",
+          "Faint lines show where you can draw while it is your turn. The other side's latest edges pulse in orange until you draw. When a player's colour is Gold, which orange would be mistaken for, they pulse in another colour picked to stand out from the board and from both players' colours.",
           "Dashed lines are open edges that can never score again. They only occur under the Exclusive rule, and a note says so beside the status line.",
           "The square you capture grows into place and the score change rises from it, such as +4 or −1.",
         ],

@@ -8,18 +8,16 @@ import type { App, Screen } from "../app";
 import { modeInfo, modeName, overlapName } from "../state/catalog";
 import { h, toast } from "./dom";
 import { LanLink, addressProblem, codeText, lanSocketUrl } from "../network/lanLink";
+import { sameWifiLink } from "../state/sameWifi";
 import { modeCards, type ModeChoice } from "./modePicker";
 import { ONLINE_MODES, checkName } from "../state/online";
 import type { LanStatusFrame } from "../network/types";
 
 let shared: LanLink | null = null;
-/** Where the Same Wi-Fi app is: this page's own server (`here`), another page (`url`, named by
- * the game server), or nowhere known. */
-let where: { here: boolean; url: string | null } | null = null;
 
 /** The page's one link to its `boxedin lan` process. When the host closes a game the joiner
  * is playing, the game screen gives way to this screen, which says so. The link connects once
- * the page's server said it is a `boxedin lan` (GET /same-wifi). */
+ * the page's server said it is a `boxedin lan` (GET /same-wifi, app.place). */
 export function sharedLan(app: App): LanLink {
   if (shared) return shared;
   const link = new LanLink(lanSocketUrl(location));
@@ -31,15 +29,22 @@ export function sharedLan(app: App): LanLink {
     },
   });
   shared = link;
-  fetch("/same-wifi")
-    .then((r) => (r.ok ? r.json() : null))
-    .then((answer: { here?: unknown; url?: unknown } | null) => {
-      where = { here: answer?.here === true, url: typeof answer?.url === "string" ? answer.url : null };
-      if (where.here) link.connect();
-      else link.markUnavailable();
-    })
-    .catch(() => link.markUnavailable());
+  app.whenPlaced((place) => (place.here ? link.connect() : link.markUnavailable()));
   return link;
+}
+
+/** What Same Wi-Fi needs, said where the page comes from a game server: the game server cannot
+ * reach the devices of the player's network, the player's own `boxedin lan` can. `link` opens
+ * this machine's one, where the page was opened on the machine it runs on. */
+export function sameWifiNeeds(link: string | null): HTMLElement[] {
+  const parts: (HTMLElement | null)[] = [
+    h("p", { class: "intro" }, "Same Wi-Fi plays another device on your network with no game server, so it cannot be played from this page: it needs the Same Wi-Fi app on each player's own machine."),
+    h("p", { class: "same-wifi-steps" }, "On each machine run ", h("code", {}, "boxedin lan"), ", open the page it names in that machine's browser and choose Same Wi-Fi there."),
+    link
+      ? h("p", {}, h("a", { class: "btn primary lan-open", href: link }, "Open Same Wi-Fi on this machine"))
+      : null,
+  ];
+  return parts.filter((e): e is HTMLElement => e !== null);
 }
 
 const NOT_CONNECTED = "Not connected to the Same Wi-Fi app — reconnecting…";
@@ -64,7 +69,10 @@ export function mountLan(app: App, root: HTMLElement): Screen {
     );
   }
 
-  const toOnline = { label: "Back to the online menu", onClick: () => app.show("online") };
+  // On a `boxedin lan`'s page this screen is the online menu: its back arrow leads to the menu.
+  const toOnline = app.onLanApp
+    ? { label: "Back to menu", onClick: () => app.show("menu") }
+    : { label: "Back to the online menu", onClick: () => app.show("online") };
 
   function render(): void {
     if (!alive) return;
@@ -92,15 +100,9 @@ export function mountLan(app: App, root: HTMLElement): Screen {
   }
 
   function renderUnavailable(): void {
-    screen.append(
-      topbar("Same Wi-Fi", toOnline),
-      body(
-        h("p", { class: "intro" }, "Same Wi-Fi plays with another device on your network, with no game server: each player runs the app on their own machine."),
-        where?.url
-          ? h("p", {}, h("a", { class: "btn primary lan-open", href: where.url }, "Open Same Wi-Fi"))
-          : h("p", {}, "Start it with the command ", h("code", {}, "boxedin lan"), " and open the page it names, on both machines."),
-      ),
-    );
+    const place = app.place;
+    const open = place ? sameWifiLink(place, location.hostname, app.onlineName) : null;
+    screen.append(topbar("Same Wi-Fi", toOnline), body(...sameWifiNeeds(open)));
   }
 
   function renderName(): void {
@@ -257,9 +259,7 @@ export function mountLan(app: App, root: HTMLElement): Screen {
           h(
             "div",
             { class: "form-buttons" },
-            // Without the game on the page (it was left for the menu), the online menu asks the
-            // process for it and the game comes back on screen (online_status, matched, state).
-            h("button", { type: "button", class: "btn primary", onclick: () => app.show(app.conn.game ? "game" : "online") }, "Back to the game"),
+            h("button", { type: "button", class: "btn primary", onclick: backToGame }, "Back to the game"),
             h("button", { type: "button", class: "btn", onclick: () => act(link.stop()) }, l.role === "host" ? "Close the game" : "Leave"),
           ),
         ),
@@ -289,6 +289,16 @@ export function mountLan(app: App, root: HTMLElement): Screen {
         hosting ? null : h("p", { class: "online-wait", role: "status" }, `Waiting for ${other} to let you in…`),
       ),
     );
+  }
+
+  function backToGame(): void {
+    if (app.conn.game) {
+      app.show("game");
+      return;
+    }
+    // Without the game on the page (it was left for the menu), the process is asked for it, as
+    // the online menu asks a game server: `matched` and the state bring it back on screen (app.ts).
+    if (app.conn.onlineMenu(true) === null) toast("Not connected — reconnecting…");
   }
 
   function act(sent: boolean): void {

@@ -7,7 +7,8 @@ import { selectMode } from "../state/choices";
 import { choose, h, modal, popupMenu } from "./dom";
 import { modeCards } from "./modePicker";
 import { opponentLabel } from "../state/texts";
-import type { SavedSummary } from "../network/types";
+import { graceLine, runningOnlineGame, type RunningOnlineGame } from "../state/online";
+import type { NewGameOptions, SavedSummary } from "../network/types";
 
 export function confirmReplace(app: App): Promise<boolean> {
   if (!app.saved) return Promise.resolve(true);
@@ -22,6 +23,7 @@ export function confirmReplace(app: App): Promise<boolean> {
 }
 
 export function mountMenu(app: App, root: HTMLElement): Screen {
+  if (app.onLanApp) return mountLanMenu(app, root);
   const offs: (() => void)[] = [];
   const screen = h("div", { class: "screen menu-screen" });
   root.append(screen);
@@ -127,6 +129,7 @@ export function mountMenu(app: App, root: HTMLElement): Screen {
       clockLabel(m.clock),
     );
 
+    const onlineCard = running ? renderRunning(app, running) : null;
     const continueCard = app.saved ? renderContinue(app, app.saved, render) : null;
 
     const practiceCard = h(
@@ -191,6 +194,7 @@ export function mountMenu(app: App, root: HTMLElement): Screen {
           h("div", { class: "field-label" }, "Opponent"),
           oppGroup,
           h("div", { class: "chip-row" }, levelBtn, clockBtn),
+          onlineCard,
           continueCard,
           practiceCard,
           playBar,
@@ -201,9 +205,71 @@ export function mountMenu(app: App, root: HTMLElement): Screen {
     if (focusedId) (screen.querySelector(`[data-focus-id="${focusedId}"]`) as HTMLElement | null)?.focus();
   };
 
+  // The device's running online game (closing the page does not end it): offered back with the
+  // grace its player has left to return, counted down here from the server's figure.
+  let running: RunningOnlineGame | null = null;
+  let graceEnds: number | null = null;
+  let alive = true;
+  const askRunning = () => {
+    app.conn.runningOnline().then(
+      (frame) => {
+        if (!alive) return;
+        running = runningOnlineGame(frame);
+        graceEnds = running?.graceMs != null ? performance.now() + running.graceMs : null;
+        render();
+      },
+      () => undefined, // offline or refused: the card waits for the next connection
+    );
+  };
+  const tick = setInterval(() => {
+    const line = screen.querySelector(".grace-line");
+    if (!running || graceEnds === null || !line) return;
+    const left = graceEnds - performance.now();
+    line.textContent = graceLine(running.opponent, left);
+    // The grace ran out: the server says whether the game is over (it is, unless the player
+    // came back on another page).
+    if (left <= 0) {
+      graceEnds = null;
+      askRunning();
+    }
+  }, 250);
+
   render();
-  offs.push(app.conn.on({ saved: () => render() }));
-  return { unmount: () => offs.forEach((f) => f()) };
+  offs.push(
+    app.conn.on({
+      saved: () => render(),
+      status: (s) => {
+        if (s === "open") askRunning();
+      },
+    }),
+  );
+  if (app.conn.isOpen) askRunning();
+  return {
+    unmount: () => {
+      alive = false;
+      clearInterval(tick);
+      offs.forEach((f) => f());
+    },
+  };
+}
+
+/** The running online game's card: one tap (Rejoin) brings it back on screen, through the online
+ * menu, as the rule book says ("choose Online again in time and you are back in it"). */
+function renderRunning(app: App, game: RunningOnlineGame): HTMLElement {
+  return h(
+    "section",
+    { class: "continue-card online-running", "aria-label": "Online game" },
+    h("h2", {}, "Online game"),
+    h("div", { class: "continue-mode" }, modeName(game.mode) + (game.overlap ? ` · ${overlapName(game.overlap)}` : "")),
+    h("div", { class: "continue-opp" }, `Online vs ${game.opponent}`),
+    h("div", { class: "continue-score" }, `You ${game.scores[0]} : ${game.scores[1]} ${game.opponent} · Round ${game.round}`),
+    h("p", { class: "grace-line", role: "timer", "aria-live": "off" }, graceLine(game.opponent, game.graceMs)),
+    h(
+      "div",
+      { class: "continue-buttons" },
+      h("button", { type: "button", class: "btn primary", "data-focus-id": "rejoin", onclick: () => app.show("online") }, "Rejoin"),
+    ),
+  );
 }
 
 function renderContinue(app: App, saved: SavedSummary, rerender: () => void): HTMLElement {
@@ -245,4 +311,82 @@ function renderContinue(app: App, saved: SavedSummary, rerender: () => void): HT
       ),
     ),
   );
+}
+
+/** The menu of a `boxedin lan`'s page: only what works with no game server behind it. Same Wi-Fi
+ * and local games (its process plays both with the engine in-process), Settings and Help; no AI,
+ * no online play, no statistics, no move clock (nothing keeps time there while the page is away). */
+function mountLanMenu(app: App, root: HTMLElement): Screen {
+  const screen = h("div", { class: "screen menu-screen lan-menu" });
+  root.append(screen);
+  const render = () => {
+    const m = app.menu;
+    const focusedId = (document.activeElement as HTMLElement | null)?.dataset?.focusId;
+    const more = popupMenu({
+      focusId: "more",
+      items: [
+        { label: "Settings", onSelect: () => app.show("settings") },
+        { label: "Help & Rules", onSelect: () => app.show("help") },
+      ],
+    });
+    const list = modeCards({
+      current: { mode: m.mode, overlap: m.overlap },
+      label: "Game for a local game",
+      onMode: (id) => {
+        if (app.menu.mode === id) return;
+        app.menu = selectMode(app.menu, id);
+        app.saveMenu();
+        render();
+      },
+      onOverlap: (v) => {
+        if (v) {
+          app.menu = { ...app.menu, overlap: v };
+          app.saveMenu();
+        }
+        render();
+        (screen.querySelector('[data-focus-id="overlap"]') as HTMLElement | null)?.focus();
+      },
+    });
+    const start = () => {
+      const options: NewGameOptions = { mode: m.mode, opponent: "local", first: app.firstChoice(), clock: 0 };
+      if (m.overlap) options.overlap = m.overlap;
+      app.startGame(options);
+    };
+    screen.replaceChildren(
+      h(
+        "header",
+        { class: "topbar" },
+        h("h1", { class: "brand" }, h("span", { class: "brand-mark", "aria-hidden": "true" }, "◆"), "Boxed In"),
+        h("div", { class: "topbar-end" }, more),
+      ),
+      h(
+        "div",
+        { class: "online-body" },
+        h(
+          "section",
+          { class: "online-section", "aria-labelledby": "lan-menu-h" },
+          h("h2", { id: "lan-menu-h", class: "section-title" }, "Same Wi-Fi"),
+          h("p", {}, "This is the Same Wi-Fi app: host a game for another device on your network, or join one, with no internet and no game server."),
+          h("button", { type: "button", class: "btn primary same-wifi-btn", "data-focus-id": "same-wifi", onclick: () => app.show("lan") }, "Same Wi-Fi"),
+        ),
+        h(
+          "section",
+          { class: "online-section", "aria-labelledby": "lan-local-h" },
+          h("h2", { id: "lan-local-h", class: "section-title" }, "Local"),
+          h("p", {}, "Two players take turns on this device. There is no move clock here, and a game is not kept once this app closes."),
+          list,
+        ),
+        h("p", { class: "muted" }, "Games against the AI, online games, practice and statistics need a game server: they are on the game server's page, not here."),
+        h(
+          "div",
+          { class: "play-bar" },
+          h("div", { class: "play-summary", id: "play-summary" }, h("strong", {}, modeName(m.mode) + (m.overlap ? ` · ${overlapName(m.overlap)}` : "")), h("span", {}, "Local: 2 players")),
+          h("button", { type: "button", class: "btn primary play-btn", "aria-describedby": "play-summary", "data-focus-id": "play", onclick: start }, "Start"),
+        ),
+      ),
+    );
+    if (focusedId) (screen.querySelector(`[data-focus-id="${focusedId}"]`) as HTMLElement | null)?.focus();
+  };
+  render();
+  return { unmount: () => undefined };
 }

@@ -4,13 +4,15 @@
 
 import type { App, Screen } from "../app";
 import { modeInfo, modeName, overlapName } from "../state/catalog";
-import { h, toast } from "./dom";
+import { h, tabs, toast } from "./dom";
 import { modeCards, type ModeChoice } from "./modePicker";
 import {
   CODE_LENGTH, ONLINE_MODES, checkName, codeProblem, loadFinished, modeMarks, mostPlayed, normaliseCode,
   playersOnlineText,
 } from "../state/online";
 import { onlineErrorText } from "../state/texts";
+import { sameWifiLink } from "../state/sameWifi";
+import { sameWifiNeeds } from "./lanView";
 import type { OnlineFrame, OpenRoom } from "../network/types";
 
 type View = "name" | "home" | "create" | "room" | "waiting" | "resuming";
@@ -31,6 +33,8 @@ export function mountOnline(app: App, root: HTMLElement): Screen {
   let createError: string | null = null;
   let notice: string | null = null;
   let menuOpen = false;
+  // Play with Friends: the room tab (Create Room, Join Room) or the Same Wi-Fi tab.
+  let friendsTab: "room" | "wifi" = "room";
   let alive = true;
   const mine = new Map<string, "find" | "join" | "create" | "cancel" | "close" | "menu">();
   const offs: (() => void)[] = [];
@@ -254,7 +258,7 @@ export function mountOnline(app: App, root: HTMLElement): Screen {
       ev.preventDefault();
       joinRoom(input.value);
     });
-    return h(
+    const roomPanel = h(
       "div",
       { class: "friends-panel" },
       h(
@@ -275,13 +279,22 @@ export function mountOnline(app: App, root: HTMLElement): Screen {
         ),
       ),
       form,
-      h(
-        "div",
-        { class: "same-wifi" },
-        h("p", { class: "muted" }, "On the same Wi-Fi: host a game or join one on this network, with no game server."),
-        h("button", { type: "button", class: "btn same-wifi-btn", onclick: () => app.show("lan") }, "Same Wi-Fi"),
-      ),
     );
+    const place = app.place;
+    const wifiPanel = h("div", { class: "friends-panel same-wifi" }, ...sameWifiNeeds(place ? sameWifiLink(place, location.hostname, app.onlineName) : null));
+    return tabs({
+      label: "Play with Friends",
+      tabs: [
+        { id: "room", label: "Room" },
+        { id: "wifi", label: "Same Wi-Fi" },
+      ],
+      current: friendsTab,
+      idPrefix: "friends",
+      render: (id, panel) => panel.append(id === "wifi" ? wifiPanel : roomPanel),
+      onChange: (id) => {
+        friendsTab = id === "wifi" ? "wifi" : "room";
+      },
+    });
   }
 
   /** The players online and the marks of the modes, in place. */
@@ -593,3 +606,4 @@ async function copyCode(code: string, shown: HTMLElement): Promise<void> {
   sel?.addRange(range);
   toast(`Copy the code by hand: ${code}`);
 }
+

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NON_TEXT_CONTRAST, contrast, hslToRgb, parseColour } from "../../src/state/contrast";
+import { NON_TEXT_CONTRAST, ORANGE_HUE, contrast, hslToRgb, hueOf, nearOrange, parseColour } from "../../src/state/contrast";
 import { DEFAULT_SETTINGS, PALETTES, PLAYER_COLOURS, paletteVars, type Settings } from "../../src/state/settings";
 
 /** Every palette (the custom one at every 15° of hue), both themes, every pair of player colours. */
@@ -37,6 +37,30 @@ describe("the previous turn's pulse", () => {
     }
     expect(boards).toBe((6 + 24) * 2 * 56);
     expect(failures).toEqual([]);
+  });
+
+  it("pulses in orange (the rule book) on every board where neither player has Gold", () => {
+    const notOrange: string[] = [];
+    for (const { label, vars } of everyBoard()) {
+      if (label.includes("gold")) continue;
+      const { hue, saturation } = hueOf(parseColour(vars["--pulse"]));
+      if (Math.abs(hue - ORANGE_HUE) > 5 || saturation < 0.9) notOrange.push(`${label}: ${vars["--pulse"]}`);
+    }
+    expect(notOrange).toEqual([]);
+  });
+
+  it("is orange on the first board a player sees, light and dark, instead of the dark purple it was", () => {
+    for (const dark of [false, true]) {
+      const v = paletteVars(DEFAULT_SETTINGS, dark);
+      expect(hueOf(parseColour(v["--pulse"])).hue).toBeCloseTo(ORANGE_HUE, -1);
+      expect(v["--pulse"]).not.toBe("#330363");
+      expect(contrast(parseColour(v["--pulse"]), parseColour(v["--surface"]))).toBeGreaterThanOrEqual(NON_TEXT_CONTRAST);
+    }
+  });
+
+  it("counts Gold as orange-like and the other player colours, greys among them, as not", () => {
+    const near = PLAYER_COLOURS.flatMap((c) => [c.light, c.dark].filter((hex) => nearOrange(parseColour(hex))).map(() => c.id));
+    expect([...new Set(near)]).toEqual(["gold"]);
   });
 
   it("is not orange where orange sits close to a player's colour (Gold, Sunset)", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
-  CODE_ALPHABET, ONLINE_MODES, checkName, codeProblem, isRoomCode, loadFinished, loadName, modeMarks, mostPlayed,
-  normaliseCode, noteFinished, playersOnlineText, saveName,
+  CODE_ALPHABET, ONLINE_MODES, checkName, codeProblem, graceLine, isRoomCode, loadFinished, loadName, modeMarks, mostPlayed,
+  normaliseCode, noteFinished, playersOnlineText, runningOnlineGame, saveName,
 } from "../../src/state/online";
 import {
   awayText, forfeitLine, minutesText, moveLimitText, onlineErrorText, rematchLine, rematchStatus, resultTitle, statusText,
@@ -205,5 +205,37 @@ describe("online game texts", () => {
       expect(onlineErrorText(code, "")).not.toBe(code);
     }
     expect(onlineErrorText("something_new", "The server's sentence.")).toBe("The server's sentence.");
+  });
+});
+
+describe("the running online game on the menu", () => {
+  const state = (o: Partial<OnlineState>, over: Partial<GameState> = {}): GameState =>
+    makeGame({
+      game: "g1", opponent: "online", level: null, mode: "mini", overlap: null, round: 3, scores: [2, 5],
+      players: [{ name: "Ada", kind: "human" }, { name: "Bo", kind: "human" }],
+      online: {
+        move_limit: 0, move_remaining_ms: null, connected: [true, false], away_remaining_ms: [null, 71_500], forfeit: null,
+        rematch: [false, false], declined: null, next_game: null, via: "room", ...o,
+      },
+      ...over,
+    });
+
+  it("is told from the seat of this device: the other player, the scores mine first, the grace left", () => {
+    const card = runningOnlineGame({ type: "running_online", game: "g1", seat: 2, state: state({}) });
+    expect(card).toEqual({ game: "g1", mode: "mini", overlap: null, me: 2, opponent: "Ada", scores: [5, 2], round: 3, graceMs: 71_500 });
+    expect(graceLine("Ada", 71_500)).toBe("Back within 1:12, or Ada wins");
+    expect(graceLine("Ada", 0)).toBe("Back within 0:00, or Ada wins");
+  });
+
+  it("has no grace while the player is here on another page", () => {
+    const card = runningOnlineGame({ type: "running_online", game: "g1", seat: 1, state: state({}) });
+    expect(card?.graceMs).toBeNull();
+    expect(card?.opponent).toBe("Bo");
+    expect(graceLine("Bo", null)).toBe("On screen on another page");
+  });
+
+  it("is no card without a game, or for a game that is over", () => {
+    expect(runningOnlineGame({ type: "running_online", game: null, seat: null, state: null })).toBeNull();
+    expect(runningOnlineGame({ type: "running_online", game: "g1", seat: 2, state: state({}, { over: true }) })).toBeNull();
   });
 });
