@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from boxedin.common.settings import default, port_of
 
+from .leftovers import ChildrenRecord
+from .parent_death import Spawner, ending_with_parent
 from .ports import free_port, port_is_free
 from .process_groups import describe_exit, kill_group
 
@@ -94,7 +96,9 @@ class Stack:
     """The processes of one Boxed In installation, on loopback ports.
 
     Each child runs in a process group of its own, so stopping or killing it reaches its pool
-    processes too. With ``supervise``, a child that dies once the stack has started is started
+    processes too, and ends when the process running the stack ends, however it ends
+    (boxedin.supervisor.parent_death); with ``record``, the children running are named in that
+    file (boxedin.supervisor.leftovers). With ``supervise``, a child that dies once the stack has started is started
     again with the same command and environment, after a pause that grows while it keeps dying
     (``restarts`` counts them, ``recoveries`` keeps when each stopped, started and was ready
     again, and every restart is reported on standard error); ``stop_process`` and
@@ -147,7 +151,10 @@ class Stack:
     metrics_ports: dict[str, int] = field(
         default_factory=lambda: {n: free_port() for n in ("gateway", "engine", "ai", "worker", "stats", "matchmaker")}
     )
+    # Where the running children are recorded, for the next run to stop what this one left.
+    record: ChildrenRecord | None = None
     _children: dict[str, _Child] = field(default_factory=dict)
+    _spawner: Spawner = field(default_factory=Spawner)
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _stopping: threading.Event = field(default_factory=threading.Event)
     _recovering: set[str] = field(default_factory=set)
@@ -188,14 +195,27 @@ class Stack:
         try:
             # A session of its own: the child leads a process group that its pool processes join,
             # and a Ctrl-C in the terminal reaches only the launcher, which stops them in order.
-            process = subprocess.Popen(
-                child.args, env=child.env, stdout=output, stderr=output, cwd=ROOT, start_new_session=True
+            process = self._spawner.run(
+                lambda: subprocess.Popen(
+                    child.args,
+                    env=child.env,
+                    stdout=output,
+                    stderr=output,
+                    cwd=ROOT,
+                    start_new_session=True,
+                    preexec_fn=ending_with_parent(),
+                )
             )
         finally:
             if output is not subprocess.DEVNULL:
                 output.close()  # the child has its own copy
         child.started_at = time.monotonic()
         return process
+
+    def _record_children(self) -> None:
+        """Names the running children in ``record`` (under the lock, as they change)."""
+        if self.record is not None:
+            self.record.write({name: process.pid for name, process in self.processes.items()})
 
     def _start(
         self, name: str, args: list[str], env: dict[str, str], ready: Callable[[float], None] | None = None
@@ -204,6 +224,7 @@ class Stack:
         with self._lock:
             self._children[name] = child
             self.processes[name] = self._spawn(name, child)
+            self._record_children()
 
     def start_redis(self) -> None:
         port = free_port()
@@ -504,6 +525,7 @@ class Stack:
                     return  # stopped or taken out of the stack meanwhile
                 self.processes[name] = self._spawn(name, child)
                 recovery.started_at = time.monotonic()
+                self._record_children()
             if child.ready is None:
                 recovery.ready_at = recovery.started_at
                 self.report(f"{name} started again")
@@ -540,7 +562,9 @@ class Stack:
             self.engines.pop(name, None)
             self.matchmakers.pop(name, None)
             self._children.pop(name, None)
-            return self.processes.pop(name, None)
+            process = self.processes.pop(name, None)
+            self._record_children()
+            return process
 
     def stop_process(self, name: str, timeout: float = 10) -> None:
         """Stops a child gracefully (SIGTERM, then SIGKILL after ``timeout``), and whatever is left
@@ -597,6 +621,10 @@ class Stack:
         order = sorted(self.processes, key=lambda n: (n == "redis", not n.startswith("gateway")))
         for name in order:
             self.stop_process(name)
+        # Only now: the kernel kills the children still running when the thread that started them ends.
+        self._spawner.close()
+        if self.record is not None:
+            self.record.clear()
         if self._redis_dir:
             shutil.rmtree(self._redis_dir, ignore_errors=True)
 

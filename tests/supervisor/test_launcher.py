@@ -1,8 +1,9 @@
 """`boxedin up` and the Stack behind it: ports bound as the servers bind them (a port in TIME_WAIT
 is free, one something listens on is refused, saying why, and nothing starts); a supervised child
 that dies is started again with a growing pause, and what it left behind is killed; Ctrl-C stops
-everything and leaves no process behind (the AI's and Celery's pool processes included); Redis
-keeps every game in the data folder across runs."""
+everything and leaves no process behind (the AI's and Celery's pool processes included), and so
+does a SIGKILL of `boxedin up`; a start stops what an earlier run that was killed left running;
+Redis keeps every game in the data folder across runs."""
 
 from __future__ import annotations
 
@@ -23,8 +24,9 @@ import grpc
 import pytest
 
 from boxedin.common.grpc_server import SERVER_OPTIONS, listen
-from boxedin.supervisor.launcher import ROOT, Stack, free_port, port_is_free
-from boxedin.supervisor.process_groups import group_members
+from boxedin.supervisor.launcher import ROOT, Stack, free_port, port_is_free, redis_server_binary
+from boxedin.supervisor.leftovers import ChildrenRecord
+from boxedin.supervisor.process_groups import group_members, start_time
 
 from stacks import OUTPUT
 from wsclient import Browser
@@ -325,3 +327,99 @@ def test_boxedin_up_restarts_a_crash_keeps_games_across_runs_and_leaves_nothing_
         assert second.stop(signal.SIGTERM) == 0, second.text()
     finally:
         second.stop()
+
+
+# --- a `boxedin up` that is killed ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def run_after_a_killed_one(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Up, dict[str, object]]]:
+    """A `boxedin up` started on a data folder whose record names what an earlier, killed run left
+    running: a process that holds the port this run is given (as a gateway left behind would),
+    and a process that took a recorded pid over since (its start time is not the recorded one)."""
+    folder = tmp_path_factory.mktemp("killed-up")
+    data = folder / "data"
+    data.mkdir()
+    port = free_port()
+    holder = (
+        "import socket, time; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); "
+        f"s.bind(('127.0.0.1', {port})); s.listen(); print('listening', flush=True); time.sleep(120)"
+    )
+    left = subprocess.Popen([*PYTHON, holder], stdout=subprocess.PIPE, start_new_session=True)
+    other = subprocess.Popen([*PYTHON, "import time; time.sleep(120)"], start_new_session=True)
+    try:
+        assert left.stdout is not None and left.stdout.readline() == b"listening\n"
+        record = ChildrenRecord(data / "children")
+        record.write({"gateway": left.pid, "engine": other.pid})
+        # The engine's pid was used again: the process on it started later than the recorded one.
+        text = record.path.read_text()
+        started = start_time(other.pid)
+        record.path.write_text(text.replace(f"engine {other.pid} {started}", f"engine {other.pid} {started - 1}"))
+        args = ["--port", str(port), "--data", str(data), "--no-lan"]
+        up = Up(args, up_environment("test-up-killed:"), folder / "up.txt")
+        try:
+            yield up, {"port": port, "left": left, "other": other}
+        finally:
+            up.stop()
+    finally:
+        for process in (left, other):
+            process.kill()
+            process.wait()
+
+
+def test_a_start_stops_what_a_killed_run_left_running_and_no_process_that_took_a_pid_over(
+    run_after_a_killed_one: tuple[Up, dict[str, object]],
+) -> None:
+    up, made = run_after_a_killed_one
+    left, other = made["left"], made["other"]
+    assert isinstance(left, subprocess.Popen) and isinstance(other, subprocess.Popen)
+    up.wait_for(rf"Boxed In is running: open http://127\.0\.0\.1:{made['port']} ", 120)
+    assert f"left gateway (pid {left.pid}) running; stopped them" in up.text()
+    assert left.wait(1) == -signal.SIGTERM
+    assert other.poll() is None, "a process that took a recorded pid over was signalled"
+    assert "is taken" not in up.text() and "engine (pid" not in up.text()
+
+
+def test_a_sigkilled_boxedin_up_takes_every_process_it_started_with_it(
+    run_after_a_killed_one: tuple[Up, dict[str, object]],
+) -> None:
+    """The AI's and Celery's pool processes included: they are not the supervisor's children."""
+    up, made = run_after_a_killed_one
+    up.wait_for(r"Boxed In is running", 120)
+    browser = Browser(f"http://127.0.0.1:{made['port']}")
+    try:
+        browser.hello()
+        browser.new_game(mode="mini", opponent="ai", level="normal", first=2, ai_speed="fast")
+        # The computer moved: the AI's pool processes run.
+        browser.wait_until(lambda s: (s["to_move"] == 1 and not s["ai_thinking"]) or s["over"])
+    finally:
+        browser.close()
+    started = tree(up.process.pid)
+    ai = next(pid for pid, command in started.items() if "boxedin.ai.service" in command)
+    worker = next(pid for pid, command in started.items() if "celery" in command and "worker" in command)
+    assert len(group_members(ai) or []) >= 2 and len(group_members(worker) or []) >= 2, "the pool processes"
+    up.process.kill()
+    up.process.wait()
+    wait_for(lambda: not set(processes()) & set(started), 10, "every process it started gone")
+
+
+def test_boxedin_up_refuses_a_data_folder_an_unrecorded_redis_still_writes_in(tmp_path: Path) -> None:
+    """A Redis that no record names (an earlier run's, from before runs recorded their children)."""
+    folder = tmp_path / "data" / "redis"
+    folder.mkdir(parents=True)
+    redis = subprocess.Popen(
+        [redis_server_binary(), "--port", str(free_port()), "--bind", "127.0.0.1", "--save", "", "--dir", str(folder)],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        wait_for(lambda: Path(f"/proc/{redis.pid}/cwd").resolve() == folder, 10, "Redis in its folder")
+        result = subprocess.run(
+            [sys.executable, "-m", "boxedin.cli", "up", "--port", str(free_port()), "--data", str(tmp_path / "data")],
+            env=up_environment("test-up-redis-left:"), cwd=ROOT, capture_output=True, text=True, timeout=60,
+            check=False,
+        )  # fmt: skip
+    finally:
+        redis.kill()
+        redis.wait()
+    assert result.returncode == 2, result.stderr
+    assert f"a Redis of an earlier run (pid {redis.pid}) still uses the data folder" in result.stderr
