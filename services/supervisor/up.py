@@ -104,7 +104,8 @@ def _hold_data_dir(data: Path, record: ChildrenRecord) -> tuple[TextIO | None, s
     stopped = record.stop_leftovers()
     if stopped:
         names = ", ".join(f"{child.name} (pid {child.pid})" for child in stopped)
-        print(f"boxedin up: an earlier run with the data folder {data} left {names} running; stopped them", flush=True)
+        said = f"boxedin up: an earlier run with the data folder {data} left {names} running; stopped them"
+        print(said, file=sys.stderr)
     # A Redis of an earlier run that outlived it and was not recorded still writes there.
     pid = _redis_using(data / "redis")
     if pid is not None:
