@@ -1,13 +1,14 @@
 """`boxedin bench restarts`: what a SIGKILL of a service costs a player, and where the time goes
 (issue 31, point 9). A supervised stack of its own (no Celery worker, no Same Wi-Fi app) and one
-player, who reconnects every 0.05 s as the test players do; each round kills the process, and the
-player's first answer after the kill ends the outage. For the gateway the rounds alternate
+player, who connects every 0.05 s, as the test players reconnect, and starts a local game (the
+gateway, the engine and Redis answer it); each round kills the process, and the player's first
+new game after the kill ends the outage. For the gateway the rounds alternate
 between a restart through a warm spare (boxedin.supervisor.standby) and a cold start (a new
 interpreter importing the gateway), so that both are measured under the same load.
 
 Per round: detect = kill -> the supervisor sees it gone; pause = -> started again; start = ->
-ready again (its readiness check); outage = kill -> the player's hello answered again (the player
-may get in before the supervisor's check sees it ready)."""
+ready again (its readiness check); outage = kill -> the player's new game answered again (the
+player may get in before the supervisor's check sees it ready)."""
 
 from __future__ import annotations
 
@@ -37,11 +38,11 @@ class Round:
 
 
 def answered(url: str) -> bool:
-    """Whether a hello on a new connection is answered with its welcome (and a ping with its pong)."""
+    """Whether a new game asked for on a new connection is answered with its state."""
     try:
         with connect(url, open_timeout=1, close_timeout=0.2) as ws:
             ws.send(json.dumps({"type": "hello", "id": 1}))
-            ws.send(json.dumps({"type": "ping", "id": 2}))
+            ws.send(json.dumps({"type": "new_game", "mode": "mini", "opponent": "local", "id": 2}))
             while True:
                 frame = json.loads(ws.recv(timeout=2))
                 if frame.get("type") == "error":
@@ -132,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
 def add_to(targets: Any) -> None:
     parser = targets.add_parser("restarts", help="what a SIGKILL of a service costs a player, spare against cold")
     parser.add_argument(
-        "--kinds", nargs="+", default=["gateway"], choices=["gateway", "engine", "stats", "matchmaker", "redis"],
+        "--kinds", nargs="+", default=["gateway"], choices=["gateway", "engine", "redis"],
         help="the processes to kill (default gateway)",
     )  # fmt: skip
     parser.add_argument("--rounds", type=int, default=5, help="kills of each kind and way (default 5)")
