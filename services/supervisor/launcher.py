@@ -25,8 +25,11 @@ from typing import TYPE_CHECKING, Any
 
 from boxedin.common.settings import default, port_of
 
+from .leftovers import ChildrenRecord
+from .parent_death import Spawner, ending_with_parent
 from .ports import free_port, port_is_free
 from .process_groups import describe_exit, kill_group
+from .standby import Spare
 
 if TYPE_CHECKING:
     import grpc
@@ -37,9 +40,10 @@ __all__ = ["ROOT", "Recovery", "Stack", "free_port", "port_is_free", "redis_answ
 # the built web client is its web/dist unless told.
 ROOT = Path(__file__).resolve().parents[2]
 
-# Restarts: the first after RESTART_FIRST_SECONDS, each next one of a child that keeps dying
-# twice as late, up to RESTART_MAX_SECONDS; a child that stayed up STABLE_SECONDS starts over.
-RESTART_FIRST_SECONDS = 0.5
+# Restarts: the first at once (players wait for it), the second after RESTART_SECOND_SECONDS,
+# each next one of a child that keeps dying twice as late, up to RESTART_MAX_SECONDS; a child
+# that stayed up STABLE_SECONDS starts over.
+RESTART_SECOND_SECONDS = 0.5
 RESTART_MAX_SECONDS = 30.0
 STABLE_SECONDS = 30.0
 # How long a restarted child has to become ready before it counts as failed again.
@@ -87,6 +91,22 @@ class _Child:
     ready: Callable[[float], None] | None = None  # waits (up to the seconds given) until it serves
     started_at: float = 0.0
     failures: int = 0  # restarts in a row without staying up STABLE_SECONDS
+    # A warm spare (boxedin.supervisor.standby) that the next restart takes, for the kinds in
+    # Stack.spares.
+    spare: Spare | None = None
+
+    def module(self) -> str | None:
+        """The module of a ``python -m MODULE`` child (which a spare can stand in for)."""
+        if len(self.args) >= 3 and self.args[0] == sys.executable and self.args[1] == "-m":
+            return self.args[2]
+        return None
+
+
+def restart_delay(failures: int) -> float:
+    """The pause before the restart of a child that died ``failures`` times in a row."""
+    if failures <= 1:
+        return 0.0
+    return float(min(RESTART_SECOND_SECONDS * 2 ** (failures - 2), RESTART_MAX_SECONDS))
 
 
 @dataclass
@@ -94,7 +114,9 @@ class Stack:
     """The processes of one Boxed In installation, on loopback ports.
 
     Each child runs in a process group of its own, so stopping or killing it reaches its pool
-    processes too. With ``supervise``, a child that dies once the stack has started is started
+    processes too, and ends when the process running the stack ends, however it ends
+    (boxedin.supervisor.parent_death); with ``record``, the children running are named in that
+    file (boxedin.supervisor.leftovers). With ``supervise``, a child that dies once the stack has started is started
     again with the same command and environment, after a pause that grows while it keeps dying
     (``restarts`` counts them, ``recoveries`` keeps when each stopped, started and was ready
     again, and every restart is reported on standard error); ``stop_process`` and
@@ -133,6 +155,10 @@ class Stack:
     redis_fsync: str = "always"
     # Start children again when they die (see the class's description).
     supervise: bool = False
+    # Supervised, the children of these kinds keep a warm spare each, which their restart takes:
+    # the gateway's, since every player waits for it (its interpreter and imports take most of
+    # its start). One spare process per child, idle: memory, not CPU.
+    spares: tuple[str, ...] = ("gateway",)
     # Who reports restarts on standard error ("boxedin up: the engine stopped ...").
     reporter: str = "supervisor"
     restarts: dict[str, int] = field(default_factory=dict)
@@ -147,7 +173,10 @@ class Stack:
     metrics_ports: dict[str, int] = field(
         default_factory=lambda: {n: free_port() for n in ("gateway", "engine", "ai", "worker", "stats", "matchmaker")}
     )
+    # Where the running children are recorded, for the next run to stop what this one left.
+    record: ChildrenRecord | None = None
     _children: dict[str, _Child] = field(default_factory=dict)
+    _spawner: Spawner = field(default_factory=Spawner)
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _stopping: threading.Event = field(default_factory=threading.Event)
     _recovering: set[str] = field(default_factory=set)
@@ -180,7 +209,10 @@ class Stack:
 
     # --- starting children --------------------------------------------------------------------
 
-    def _spawn(self, name: str, child: _Child) -> subprocess.Popen[bytes]:
+    def _spawn(
+        self, name: str, child: _Child, args: list[str] | None = None, stdin: int = subprocess.DEVNULL
+    ) -> subprocess.Popen[bytes]:
+        """Starts the child (or with ``args``, a spare of it)."""
         output: Any = subprocess.DEVNULL
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
@@ -188,14 +220,72 @@ class Stack:
         try:
             # A session of its own: the child leads a process group that its pool processes join,
             # and a Ctrl-C in the terminal reaches only the launcher, which stops them in order.
-            process = subprocess.Popen(
-                child.args, env=child.env, stdout=output, stderr=output, cwd=ROOT, start_new_session=True
+            process = self._spawner.run(
+                lambda: subprocess.Popen(
+                    args or child.args,
+                    env=child.env,
+                    stdin=stdin,
+                    stdout=output,
+                    stderr=output,
+                    cwd=ROOT,
+                    start_new_session=True,
+                    preexec_fn=ending_with_parent(),
+                )
             )
         finally:
             if output is not subprocess.DEVNULL:
                 output.close()  # the child has its own copy
-        child.started_at = time.monotonic()
+        if args is None:
+            child.started_at = time.monotonic()
         return process
+
+    def _wants_spare(self, name: str) -> bool:
+        child = self._children.get(name)
+        return (
+            self.supervise
+            and child is not None
+            and child.module() is not None
+            and any(name == kind or name.startswith(f"{kind}-") for kind in self.spares)
+        )
+
+    def _keep_spare(self, name: str) -> None:
+        """Starts a warm spare for the child ``name`` if it takes one and has none."""
+        with self._lock:
+            child = self._children.get(name)
+            if self._stopping.is_set() or child is None or not self._wants_spare(name):
+                return
+            if child.spare is not None and child.spare.process.poll() is None:
+                return
+            child.spare = Spare.start(child.args[2:], lambda args, stdin: self._spawn(name, child, args, stdin))
+            self._record_children()
+
+    def _take_spare(self, child: _Child) -> subprocess.Popen[bytes] | None:
+        """The child's spare, told to go; None if it has none that is alive."""
+        spare, child.spare = child.spare, None
+        if spare is None or not spare.go():
+            return None
+        child.started_at = time.monotonic()
+        return spare.process
+
+    def wait_spare_warm(self, name: str, timeout: float = 60) -> None:
+        """Waits until the child ``name`` has a spare that has imported everything."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                child = self._children.get(name)
+                if child is not None and child.spare is not None and child.spare.is_warm():
+                    return
+            time.sleep(0.05)
+        raise RuntimeError(f"{name} had no warm spare within {timeout:.0f} s")
+
+    def _record_children(self) -> None:
+        """Names the running children and their spares in ``record`` (under the lock, as they change)."""
+        if self.record is not None:
+            running = {name: process.pid for name, process in self.processes.items()}
+            for name, child in self._children.items():
+                if child.spare is not None:
+                    running[f"{name}-spare"] = child.spare.process.pid
+            self.record.write(running)
 
     def _start(
         self, name: str, args: list[str], env: dict[str, str], ready: Callable[[float], None] | None = None
@@ -204,6 +294,7 @@ class Stack:
         with self._lock:
             self._children[name] = child
             self.processes[name] = self._spawn(name, child)
+            self._record_children()
 
     def start_redis(self) -> None:
         port = free_port()
@@ -456,6 +547,8 @@ class Stack:
         watcher = threading.Thread(target=self._watch, name="supervisor", daemon=True)
         self._threads.append(watcher)
         watcher.start()
+        for name in list(self._children):
+            self._keep_spare(name)
 
     def report(self, line: str) -> None:
         print(f"{self.reporter}: {line}", file=sys.stderr, flush=True)
@@ -488,25 +581,28 @@ class Stack:
             if stopped_at - child.started_at >= STABLE_SECONDS:
                 child.failures = 0
             child.failures += 1
-            delay = min(RESTART_FIRST_SECONDS * 2 ** (child.failures - 1), RESTART_MAX_SECONDS)
+            delay = restart_delay(child.failures)
             with self._lock:
                 self.restarts[name] = number = self.restarts.get(name, 0) + 1
                 recovery = Recovery(name, number, describe_exit(dead.returncode), stopped_at)
                 self.recoveries.append(recovery)
+            when = f"in {delay:.1f} s" if delay else "at once"
             self.report(
-                f"{name} stopped ({recovery.exit}); starting it again in {delay:.1f} s "
+                f"{name} stopped ({recovery.exit}); starting it again {when} "
                 f"(restart {number} of {name}){self.log_tail(name, 5)}"
             )
-            if self._stopping.wait(delay):
+            if delay and self._stopping.wait(delay):
                 return
             with self._lock:
                 if self._stopping.is_set() or self.processes.get(name) is not dead:
                     return  # stopped or taken out of the stack meanwhile
-                self.processes[name] = self._spawn(name, child)
+                self.processes[name] = self._take_spare(child) or self._spawn(name, child)
                 recovery.started_at = time.monotonic()
+                self._record_children()
             if child.ready is None:
                 recovery.ready_at = recovery.started_at
                 self.report(f"{name} started again")
+                self._keep_spare(name)
                 return
             try:
                 child.ready(RESTART_READY_SECONDS)
@@ -516,6 +612,8 @@ class Stack:
                 return
             recovery.ready_at = time.monotonic()
             self.report(f"{name} is back, ready {recovery.ready_at - stopped_at:.1f} s after it stopped")
+            # Only now: the next spare's imports would slow the start that players wait for.
+            self._keep_spare(name)
         finally:
             with self._lock:
                 self._recovering.discard(name)
@@ -539,8 +637,13 @@ class Stack:
             self.gateways.pop(name, None)
             self.engines.pop(name, None)
             self.matchmakers.pop(name, None)
-            self._children.pop(name, None)
-            return self.processes.pop(name, None)
+            child = self._children.pop(name, None)
+            if child is not None and child.spare is not None:
+                child.spare.end()
+                child.spare = None
+            process = self.processes.pop(name, None)
+            self._record_children()
+            return process
 
     def stop_process(self, name: str, timeout: float = 10, sig: signal.Signals = signal.SIGTERM) -> None:
         """Stops a child gracefully (``sig``, then SIGKILL after ``timeout``), and whatever is left
@@ -600,6 +703,10 @@ class Stack:
             # The whole stack stops: a gateway has no other to drain its clients onto, so it is
             # stopped at once (SIGINT: uvicorn's shutdown without the drain).
             self.stop_process(name, sig=signal.SIGINT if name.startswith("gateway") else signal.SIGTERM)
+        # Only now: the kernel kills the children still running when the thread that started them ends.
+        self._spawner.close()
+        if self.record is not None:
+            self.record.clear()
         if self._redis_dir:
             shutil.rmtree(self._redis_dir, ignore_errors=True)
 

@@ -10,6 +10,25 @@ import time
 from pathlib import Path
 
 
+def _stat_fields(pid: int) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command name (the first is the state), or None."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+    return stat[stat.rindex(")") + 2 :].split()
+
+
+def start_time(pid: int) -> int | None:
+    """When the live process ``pid`` started, in clock ticks since boot (with the boot, it names
+    one process for good: a pid is used again, its start time is not); None if it is gone."""
+    fields = _stat_fields(pid)
+    if fields is None or fields[0] in ("Z", "X"):
+        return None
+    return int(fields[19])
+
+
 def group_members(group: int) -> list[int] | None:
     """The live (not zombie) processes of a process group, from /proc; None without /proc."""
     try:
@@ -20,12 +39,9 @@ def group_members(group: int) -> list[int] | None:
     for entry in entries:
         if not entry.isdigit():
             continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
+        fields = _stat_fields(int(entry))
+        if fields is None:
             continue
-        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
-        fields = stat[stat.rindex(")") + 2 :].split()
         if int(fields[2]) == group and fields[0] not in ("Z", "X"):
             members.append(int(entry))
     return members

@@ -1,5 +1,7 @@
 """`boxedin up`: the whole service on one machine (boxedin.supervisor.launcher's Stack, supervised), with its
-ports checked, and Redis keeping its append-only file in a data folder that outlives the run."""
+ports checked, and Redis keeping its append-only file in a data folder that outlives the run. The
+data folder also names the run's children, so that a start stops what an earlier run that was
+killed left running before it looks at the ports."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .launcher import Stack
+from .leftovers import ChildrenRecord
 from .ports import free_port, port_is_free
 
 
@@ -70,21 +73,24 @@ def choose_ports(wanted: list[_Port], out: TextIO) -> list[str]:
 
 
 def _redis_using(folder: Path) -> int | None:
-    """A running redis-server whose --dir is ``folder``, from /proc."""
+    """A running redis-server whose --dir is ``folder``, from /proc: Redis works in that folder
+    (its command line is no help: Redis rewrites it to "redis-server 127.0.0.1:port")."""
     with contextlib.suppress(OSError):
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
                 continue
             with contextlib.suppress(OSError):
-                words = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
-                given = words[words.index(b"--dir") + 1 :][:1] if b"--dir" in words else []
-                if b"redis-server" in words[0] and given == [str(folder).encode()]:
+                if (
+                    b"redis-server" in Path(f"/proc/{entry}/cmdline").read_bytes()
+                    and Path(f"/proc/{entry}/cwd").resolve() == folder.resolve()
+                ):
                     return int(entry)
     return None
 
 
-def _hold_data_dir(data: Path) -> tuple[TextIO | None, str | None]:
-    """Locks the data folder for this run: (the open lock file, None), or (None, why not)."""
+def _hold_data_dir(data: Path, record: ChildrenRecord) -> tuple[TextIO | None, str | None]:
+    """Locks the data folder for this run and stops what an earlier run left running there:
+    (the open lock file, None), or (None, why not)."""
     try:
         data.mkdir(parents=True, exist_ok=True)
         lock = open(data / "lock", "a+")  # noqa: SIM115 - held for the whole run
@@ -95,7 +101,13 @@ def _hold_data_dir(data: Path) -> tuple[TextIO | None, str | None]:
     except OSError:
         lock.close()
         return None, f"another `boxedin up` runs with the data folder {data}"
-    # A Redis of an earlier run that outlived it (its launcher was killed) still writes there.
+    # The lock is free, so the run that recorded these is gone: what it left runs unsupervised.
+    stopped = record.stop_leftovers()
+    if stopped:
+        names = ", ".join(f"{child.name} (pid {child.pid})" for child in stopped)
+        said = f"boxedin up: an earlier run with the data folder {data} left {names} running; stopped them"
+        print(said, file=sys.stderr)
+    # A Redis of an earlier run that outlived it and was not recorded still writes there.
     pid = _redis_using(data / "redis")
     if pid is not None:
         lock.close()
@@ -136,6 +148,14 @@ def run(args: argparse.Namespace) -> int:
             getattr(config, f"{name}_metrics_port"),
             variable if _set_in_environment(variable) else None,
         )
+    # Absolute: Redis runs in the repository's folder, not the caller's.
+    data = (Path(args.data).expanduser() if args.data else default_data_dir()).resolve()
+    # Before the ports are looked at: an earlier run's children may hold them.
+    record = ChildrenRecord(data / "children")
+    lock, refusal = _hold_data_dir(data, record)
+    if lock is None:
+        print(f"boxedin up: {refusal}", file=sys.stderr)
+        return 2
     # The Same Wi-Fi app (boxedin lan) of this machine: the menu's Same Wi-Fi tab opens it, at the
     # address the gateway names, so without --lan-port any free port will do when 8090 is taken.
     lan_port = None if args.no_lan else args.lan_port or (8090 if port_is_free(8090, "127.0.0.1") else free_port())
@@ -145,16 +165,9 @@ def run(args: argparse.Namespace) -> int:
         for problem in problems:
             print(f"boxedin up: {problem}", file=sys.stderr)
         print("boxedin up: nothing was started", file=sys.stderr)
+        lock.close()
         return 2
 
-    # Absolute: Redis runs in the repository's folder, not the caller's.
-    data = (Path(args.data).expanduser() if args.data else default_data_dir()).resolve()
-    lock: TextIO | None = None
-    if not redis_url:
-        lock, refusal = _hold_data_dir(data)
-        if refusal:
-            print(f"boxedin up: {refusal}", file=sys.stderr)
-            return 2
     # The built web client: the one BOXEDIN_WEB_DIST names (absolute: the children run in the
     # repository's folder), else the repository's web/dist. An installed wheel has no repository.
     web_dist = str(Path(config.web_dist).resolve()) if _set_in_environment("BOXEDIN_WEB_DIST") else Stack.web_dist
@@ -174,6 +187,7 @@ def run(args: argparse.Namespace) -> int:
         supervise=True,
         reporter="boxedin up",
         lan_port=lan_port,
+        record=record,
     )
 
     def stop(*_: object) -> None:
@@ -208,8 +222,7 @@ def run(args: argparse.Namespace) -> int:
         if stack.restarts:
             counts = ", ".join(f"{name} {count}" for name, count in sorted(stack.restarts.items()))
             print(f"boxedin up: restarts in this run: {counts}", file=sys.stderr)
-        if lock is not None:
-            lock.close()
+        lock.close()
         print("Stopped.", file=sys.stderr, flush=True)
 
 
@@ -222,7 +235,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--no-lan", action="store_true", help="no Same Wi-Fi app (the tab says how to start one)")
     parser.add_argument(
         "--data",
-        help="the folder the local Redis keeps every game in, across runs (default $XDG_DATA_HOME/boxedin or "
+        help="the run's folder, across runs: the local Redis keeps every game there, and the run names its "
+        "processes there, for the next start to stop them if they outlived it (default $XDG_DATA_HOME/boxedin or "
         "~/.local/share/boxedin)",
     )
     parser.set_defaults(handler=run)

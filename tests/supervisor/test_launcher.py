@@ -1,8 +1,9 @@
 """`boxedin up` and the Stack behind it: ports bound as the servers bind them (a port in TIME_WAIT
 is free, one something listens on is refused, saying why, and nothing starts); a supervised child
 that dies is started again with a growing pause, and what it left behind is killed; Ctrl-C stops
-everything and leaves no process behind (the AI's and Celery's pool processes included); Redis
-keeps every game in the data folder across runs."""
+everything and leaves no process behind (the AI's and Celery's pool processes included), and so
+does a SIGKILL of `boxedin up`; a start stops what an earlier run that was killed left running;
+Redis keeps every game in the data folder across runs."""
 
 from __future__ import annotations
 
@@ -24,8 +25,9 @@ import grpc
 import pytest
 
 from boxedin.common.grpc_server import SERVER_OPTIONS, listen
-from boxedin.supervisor.launcher import ROOT, Stack, free_port, port_is_free
-from boxedin.supervisor.process_groups import group_members
+from boxedin.supervisor.launcher import ROOT, Stack, free_port, port_is_free, redis_server_binary
+from boxedin.supervisor.leftovers import ChildrenRecord
+from boxedin.supervisor.process_groups import group_members, start_time
 from boxedin.supervisor.up import _Port, choose_ports
 
 from stacks import OUTPUT
@@ -116,18 +118,18 @@ def wait_for(predicate: object, timeout: float, what: str) -> None:
         time.sleep(0.02)
 
 
-def test_a_supervised_child_that_keeps_dying_comes_back_later_each_time() -> None:
+def test_a_supervised_child_comes_back_at_once_then_later_each_time_it_keeps_dying() -> None:
     stack = Stack()
     stack._start("flaky", [sys.executable, "-c", "raise SystemExit(3)"], dict(os.environ))
     stack.start_supervising()
     try:
-        wait_for(lambda: stack.restarts.get("flaky", 0) >= 4, 15, "three restarts")
+        wait_for(lambda: stack.restarts.get("flaky", 0) >= 4, 15, "four restarts")
     finally:
         stack.stop()
     first, second, third = stack.recoveries[:3]
     assert first.exit == "exit status 3" and (first.number, second.number, third.number) == (1, 2, 3)
     pauses = [r.started_at - r.stopped_at for r in (first, second, third)]  # type: ignore[operator]
-    assert 0.45 < pauses[0] < 1.5 and 0.95 < pauses[1] < 2.5 and 1.95 < pauses[2] < 4, pauses
+    assert pauses[0] < 0.4 and 0.45 < pauses[1] < 1.5 and 0.95 < pauses[2] < 2.5, pauses
     assert not stack.processes
 
 
@@ -158,6 +160,31 @@ def test_a_crash_is_restarted_and_what_it_left_is_killed_a_stop_or_kill_is_not_r
     finally:
         stack.stop()
     assert not stack.processes
+
+
+def test_a_crashed_child_with_a_warm_spare_comes_back_as_that_spare_and_gets_another() -> None:
+    port = free_port()
+    stack = Stack(spares=("served",))
+    url = f"http://127.0.0.1:{port}/"
+    serve = [sys.executable, "-m", "http.server", "--bind", "127.0.0.1", str(port)]
+    stack._start("served", serve, dict(os.environ), lambda timeout: stack.wait_http(url, timeout, "served"))
+    stack.start_supervising()
+    try:
+        stack.wait_http(url, 10, "served")
+        stack.wait_spare_warm("served", 10)
+        spare = stack._children["served"].spare
+        assert spare is not None
+        crashed_at = stack.crash("served")
+        stack.wait_recovered("served", crashed_at, timeout=10)
+        assert stack.processes["served"] is spare.process, "the restart did not take the spare"
+        with urllib.request.urlopen(url, timeout=5) as reply:
+            assert reply.status == 200
+        stack.wait_spare_warm("served", 10)
+        another = stack._children["served"].spare
+        assert another is not None and another is not spare
+    finally:
+        stack.stop()
+    assert another.process.poll() is not None and not stack.processes
 
 
 # --- boxedin up ---------------------------------------------------------------------------------
@@ -297,7 +324,7 @@ def test_boxedin_up_restarts_a_crash_keeps_games_across_runs_and_leaves_nothing_
             pool = group_members(ai) or []
             assert len(pool) >= 2, "the AI's pool processes"
             os.kill(ai, signal.SIGKILL)
-            first.wait_for(r"ai stopped \(killed by SIGKILL\); starting it again in 0\.5 s \(restart 1 of ai\)", 10)
+            first.wait_for(r"ai stopped \(killed by SIGKILL\); starting it again at once \(restart 1 of ai\)", 10)
             first.wait_for(r"ai is back", 60)
             alive = set(processes())
             assert not alive & set(pool), "the killed AI's pool processes outlived it"
@@ -340,3 +367,99 @@ def test_boxedin_up_restarts_a_crash_keeps_games_across_runs_and_leaves_nothing_
         assert second.stop(signal.SIGTERM) == 0, second.text()
     finally:
         second.stop()
+
+
+# --- a `boxedin up` that is killed ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def run_after_a_killed_one(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Up, dict[str, object]]]:
+    """A `boxedin up` started on a data folder whose record names what an earlier, killed run left
+    running: a process that holds the port this run is given (as a gateway left behind would),
+    and a process that took a recorded pid over since (its start time is not the recorded one)."""
+    folder = tmp_path_factory.mktemp("killed-up")
+    data = folder / "data"
+    data.mkdir()
+    port = free_port()
+    holder = (
+        "import socket, time; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); "
+        f"s.bind(('127.0.0.1', {port})); s.listen(); print('listening', flush=True); time.sleep(120)"
+    )
+    left = subprocess.Popen([*PYTHON, holder], stdout=subprocess.PIPE, start_new_session=True)
+    other = subprocess.Popen([*PYTHON, "import time; time.sleep(120)"], start_new_session=True)
+    try:
+        assert left.stdout is not None and left.stdout.readline() == b"listening\n"
+        record = ChildrenRecord(data / "children")
+        record.write({"gateway": left.pid, "engine": other.pid})
+        # The engine's pid was used again: the process on it started later than the recorded one.
+        text = record.path.read_text()
+        started = start_time(other.pid)
+        record.path.write_text(text.replace(f"engine {other.pid} {started}", f"engine {other.pid} {started - 1}"))
+        args = ["--port", str(port), "--data", str(data), "--no-lan"]
+        up = Up(args, up_environment("test-up-killed:"), folder / "up.txt")
+        try:
+            yield up, {"port": port, "left": left, "other": other}
+        finally:
+            up.stop()
+    finally:
+        for process in (left, other):
+            process.kill()
+            process.wait()
+
+
+def test_a_start_stops_what_a_killed_run_left_running_and_no_process_that_took_a_pid_over(
+    run_after_a_killed_one: tuple[Up, dict[str, object]],
+) -> None:
+    up, made = run_after_a_killed_one
+    left, other = made["left"], made["other"]
+    assert isinstance(left, subprocess.Popen) and isinstance(other, subprocess.Popen)
+    up.wait_for(rf"Boxed In is running: open http://127\.0\.0\.1:{made['port']} ", 120)
+    assert f"left gateway (pid {left.pid}) running; stopped them" in up.text()
+    assert left.wait(1) == -signal.SIGTERM
+    assert other.poll() is None, "a process that took a recorded pid over was signalled"
+    assert "is taken" not in up.text() and "engine (pid" not in up.text()
+
+
+def test_a_sigkilled_boxedin_up_takes_every_process_it_started_with_it(
+    run_after_a_killed_one: tuple[Up, dict[str, object]],
+) -> None:
+    """The AI's and Celery's pool processes included: they are not the supervisor's children."""
+    up, made = run_after_a_killed_one
+    up.wait_for(r"Boxed In is running", 120)
+    browser = Browser(f"http://127.0.0.1:{made['port']}")
+    try:
+        browser.hello()
+        browser.new_game(mode="mini", opponent="ai", level="normal", first=2, ai_speed="fast")
+        # The computer moved: the AI's pool processes run.
+        browser.wait_until(lambda s: (s["to_move"] == 1 and not s["ai_thinking"]) or s["over"])
+    finally:
+        browser.close()
+    started = tree(up.process.pid)
+    ai = next(pid for pid, command in started.items() if "boxedin.ai.service" in command)
+    worker = next(pid for pid, command in started.items() if "celery" in command and "worker" in command)
+    assert len(group_members(ai) or []) >= 2 and len(group_members(worker) or []) >= 2, "the pool processes"
+    up.process.kill()
+    up.process.wait()
+    wait_for(lambda: not set(processes()) & set(started), 10, "every process it started gone")
+
+
+def test_boxedin_up_refuses_a_data_folder_an_unrecorded_redis_still_writes_in(tmp_path: Path) -> None:
+    """A Redis that no record names (an earlier run's, from before runs recorded their children)."""
+    folder = tmp_path / "data" / "redis"
+    folder.mkdir(parents=True)
+    redis = subprocess.Popen(
+        [redis_server_binary(), "--port", str(free_port()), "--bind", "127.0.0.1", "--save", "", "--dir", str(folder)],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        wait_for(lambda: Path(f"/proc/{redis.pid}/cwd").resolve() == folder, 10, "Redis in its folder")
+        result = subprocess.run(
+            [sys.executable, "-m", "boxedin.cli", "up", "--port", str(free_port()), "--data", str(tmp_path / "data")],
+            env=up_environment("test-up-redis-left:"), cwd=ROOT, capture_output=True, text=True, timeout=60,
+            check=False,
+        )  # fmt: skip
+    finally:
+        redis.kill()
+        redis.wait()
+    assert result.returncode == 2, result.stderr
+    assert f"a Redis of an earlier run (pid {redis.pid}) still uses the data folder" in result.stderr

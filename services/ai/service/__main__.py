@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
 from concurrent.futures import ProcessPoolExecutor
 
 from boxedin.common import grpc_client
 from boxedin.common.grpc_server import serve
 from boxedin.common.logs import setup_logging
 from boxedin.common.metrics import EXPERT_POOL_ENABLED
+from boxedin.common.parent_watch import end_with_parent
 from boxedin.common.redis_client import connect
 from boxedin.common.settings import settings
 from boxedin.v1 import ai_pb2_grpc, engine_pb2_grpc
@@ -28,7 +30,13 @@ async def main() -> None:
 
     def make_executor() -> ProcessPoolExecutor:
         # Worker processes choose the turns; "spawn" keeps them free of the event loop's state.
-        return ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn"))
+        # They end with this service, however it ends.
+        return ProcessPoolExecutor(
+            max_workers=2,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=end_with_parent,
+            initargs=(os.getpid(),),
+        )
 
     thinker = Thinker(config, make_executor)
     channel = grpc_client.channel(config.engine_address, "ai", config.service_secret)

@@ -39,9 +39,16 @@ export function acceptGameFrame(sync: SyncState, frame: ServerFrame, game: GameS
   return { kind: "resync" };
 }
 
-/** Reconnect delay for the n-th attempt in a row (0-based): 0.5 s doubling to 8 s. */
+/** Attempts, in a row, made QUICK_RETRY_MS apart: a gateway restarted after a crash is back within
+ * about 2 s, and a player should not then wait out a long pause. */
+const QUICK_RETRIES = 8;
+const QUICK_RETRY_MS = 250;
+
+/** Reconnect delay for the n-th attempt in a row (0-based): 0.25 s for the first 2 s, then 0.5 s
+ * doubling to 8 s. */
 export function backoffDelay(attempt: number): number {
-  return Math.min(8000, 500 * 2 ** Math.max(0, attempt));
+  if (attempt < QUICK_RETRIES) return QUICK_RETRY_MS;
+  return Math.min(8000, 500 * 2 ** (attempt - QUICK_RETRIES));
 }
 
 /** Whether a stored value looks like a device token (the server issues them; see `welcome`). */

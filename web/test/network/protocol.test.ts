@@ -234,18 +234,18 @@ describe("the connection", () => {
     expect(h.conn.status).toBe("reconnecting");
     expect(pings()).toBe(0);
     const delays: number[] = [];
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 14; i++) {
       delays.push(h.runTimer());
       h.last().drop(); // the server is still away
     }
-    expect(delays).toEqual([500, 1000, 2000, 4000, 8000, 8000]);
+    expect(delays).toEqual([...Array(8).fill(250), 500, 1000, 2000, 4000, 8000, 8000]);
     h.runTimer();
     h.last().open();
     expect(h.last().sent[0]).toMatchObject({ type: "hello", game: "g_test", seq: 8 });
     h.welcome();
     expect(h.conn.status).toBe("open");
     h.last().drop();
-    expect(h.runTimer()).toBe(500);
+    expect(h.runTimer()).toBe(250);
   });
 
   it("moves once to another gateway after the delay a stopping gateway gives, with no backoff", () => {
@@ -333,8 +333,9 @@ describe("the connection", () => {
     expect(h.last().sent.at(-1)).toMatchObject({ type: "visibility", game: "g_test", visible: false });
   });
 
-  it("backs off from half a second to eight", () => {
-    expect([0, 1, 2, 3, 4, 5, 10].map(backoffDelay)).toEqual([500, 1000, 2000, 4000, 8000, 8000, 8000]);
+  it("tries again every quarter second for two seconds, then backs off from half a second to eight", () => {
+    expect([0, 1, 7].map(backoffDelay)).toEqual([250, 250, 250]);
+    expect([8, 9, 10, 11, 12, 13, 20].map(backoffDelay)).toEqual([500, 1000, 2000, 4000, 8000, 8000, 8000]);
   });
 });
 
