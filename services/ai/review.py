@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -258,12 +259,12 @@ def review_turn(game: Game, play: TurnPlay, *, estimate_seconds: float = ESTIMAT
     )
 
 
-def biggest_mistakes(reviews: list[TurnReview], player: int, count: int = MISTAKES_MARKED) -> list[int]:
-    """The turns (their numbers) where ``player`` lost the most, biggest first; turns that lost
-    nothing are no mistakes."""
-    lost = [r for r in reviews if r.player == player and r.loss > LOSS_NOISE]
-    lost.sort(key=lambda r: (-r.loss, r.turn))
-    return [r.turn for r in lost[:count]]
+def biggest_mistakes(losses: Iterable[tuple[int, int, float]], player: int, count: int = MISTAKES_MARKED) -> list[int]:
+    """The turns (their numbers) where ``player`` lost the most, biggest first, from (turn,
+    player, loss) of each turn reviewed; turns that lost nothing are no mistakes."""
+    lost = [(turn, loss) for turn, who, loss in losses if who == player and loss > LOSS_NOISE]
+    lost.sort(key=lambda t: (-t[1], t[0]))
+    return [turn for turn, _ in lost[:count]]
 
 
 # Losses below this are noise of the estimates (or rounding), not mistakes.

@@ -168,6 +168,7 @@ def run(args: argparse.Namespace) -> int:
         matchmaker_port=services["matchmaker"].port,
         metrics_ports={"worker": config.worker_metrics_port} | {name: entry.port for name, entry in metrics.items()},
         worker=not args.no_worker,
+        analysis_worker=not args.no_worker,
         log_dir=Path(args.logs) if args.logs else None,
         redis_data=None if redis_url else data / "redis",
         supervise=True,

@@ -68,7 +68,7 @@ def test_opening_a_long_chain_early_in_standard_is_found_and_marked() -> None:
     reviews = [review_turn(game, p) for p in turns_of(game)]
     blunder = next(r for r in reviews if r.turn == blunder_turn)
     assert blunder.player == 1 and blunder.exact and blunder.loss >= 2
-    assert biggest_mistakes(reviews, 1)[0] == blunder_turn
+    assert biggest_mistakes(((r.turn, r.player, r.loss) for r in reviews), 1)[0] == blunder_turn
 
 
 def test_leaving_a_three_sided_box_in_a_dice_game_is_found_and_marked() -> None:
@@ -106,7 +106,7 @@ def test_leaving_a_three_sided_box_in_a_dice_game_is_found_and_marked() -> None:
     # The random turns before it may hold bigger mistakes; after it both played perfectly.
     reviews = [review_turn(game, p) for p in plays if p.turn >= turn]
     assert all(r.exact for r in reviews)
-    assert biggest_mistakes(reviews, review.player)[0] == turn
+    assert biggest_mistakes(((r.turn, r.player, r.loss) for r in reviews), review.player)[0] == turn
 
 
 def _dice_position_with_a_choice() -> Game:
