@@ -130,6 +130,12 @@ def analyse(
     return bool(client.eval(_KEEP_TURN, 1, key, turn_field(index), json.dumps(figures), time.time()))
 
 
+def ready() -> bool:
+    """Nothing: submitted to a new review process, it has the process import this module (and
+    the engine, the solver and Expert with it) before the first review needs them."""
+    return True
+
+
 def run_in_process(redis_url: str, prefix: str, partitions: int, game_id: str, indexes: list[int]) -> int:
     """The turns of a review, one after another, in this process (the AI service's own review
     process, when there is no Celery worker). Returns how many it analysed."""

@@ -34,6 +34,11 @@ class Reviews:
         self.keys = config.keys()
         self._executor: Executor | None = None
         self._running: set[asyncio.Future[Any]] = set()
+        if not config.review_on_workers:
+            # One process of its own: a review never takes the processes that choose turns.
+            # Started now, so that the first review does not wait for it to start.
+            self._executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            self._executor.submit(review_work.ready)
 
     async def review(self, game_id: str, device: str) -> ai_pb2.ReviewReply:
         if not game_id or not device:
@@ -54,20 +59,18 @@ class Reviews:
         else:
             resend = await review_work.claim_resend(self.client, self.keys, game_id, state)
             if resend:
-                log.warning(
-                    "a review stalled; its turns go out again", extra={"game_id": game_id, "turns": len(resend)}
-                )
+                log.warning("a review stalled; its turns go out again", extra={"game": game_id, "turns": len(resend)})
                 await self._send(game_id, resend)
         if state is None:  # expired between the two reads: the game is gone with it
             raise Refusal("no_game")
         done = [t for t in state.turns if t is not None]
         losses = [(t["turn"], t["player"], t["loss"]) for t in done]
         body = {
-            "game_id": game_id,
+            "game": game_id,
             "total": state.total,
             "done": len(done),
             "turns": state.turns,
-            "mistakes": {str(p): biggest_mistakes(losses, p) for p in (1, 2)},
+            "mistakes": [biggest_mistakes(losses, p) for p in (1, 2)],
             "transcript": transcript(game),
         }
         return ai_pb2.ReviewReply(total=state.total, done=len(done), review_json=json.dumps(body))
@@ -76,9 +79,7 @@ class Reviews:
         if self.config.review_on_workers:
             await asyncio.to_thread(_send_tasks, game_id, indexes)
             return
-        if self._executor is None:
-            # One process of its own: a review never takes the processes that choose turns.
-            self._executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        assert self._executor is not None
         config = self.config
         future = asyncio.get_running_loop().run_in_executor(
             self._executor, review_work.run_in_process, config.redis_url, config.key_prefix, config.work_partitions,

@@ -118,6 +118,12 @@ export type Resume = {
   ai_speed?: "normal" | "fast" | null;
 };
 
+export type Review = {
+  id?: string | number | null;
+  type: "review";
+  game: string;
+};
+
 export type Stats = {
   id?: string | number | null;
   type: "stats";
@@ -142,6 +148,7 @@ export type ClientFrame =
   | Ping
   | Stats
   | GameResult
+  | Review
   | ResetStats
   | OnlineMenu
   | FindMatch
