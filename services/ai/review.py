@@ -43,6 +43,9 @@ REVIEW_TABLE_CELLS = 1 << 22
 # more than this long for one position (past it the turn is estimated instead; a loaded machine
 # may take several times the 1.2 s of a whole 3x3 board).
 EXACT_SECONDS = 20.0
+# Larger boards: the solver's endgames, each given this long before the turn is estimated
+# instead (`boxedin bench review` met a 5x5 endgame taking 20 s on a loaded machine).
+ENDGAME_EXACT_SECONDS = 2.0
 # Standard boards this small are solved whole, from the first line (3x3 from empty: about 1.2 s,
 # once; the solver's table keeps it for every later turn of the game).
 WHOLE_BOARD_BOXES = 3
@@ -159,7 +162,7 @@ def _exact_margin(pos: Position, me: int, rules: RuleSet) -> float | None:
     if pos.over:
         return float(margin(pos, me))
     sign = 1.0 if pos.to_move == me else -1.0
-    deadline = time.perf_counter() + EXACT_SECONDS
+    deadline = _exact_deadline(rules)
     if rules.die is None:
         if not (rules.capture_owes_line and rules.sizes == (1,)):
             return None
@@ -183,8 +186,13 @@ def _exact_dice(pos: Position, rules: RuleSet) -> bool:
     return pos.open_edges <= 14 and not rules.capturing_edge_free
 
 
+def _exact_deadline(rules: RuleSet) -> float:
+    whole = rules.die is None and rules.boxes <= WHOLE_BOARD_BOXES
+    return time.perf_counter() + (EXACT_SECONDS if whole else ENDGAME_EXACT_SECONDS)
+
+
 def _exact_best(pos: Position, rules: RuleSet) -> tuple[int, ...] | None:
-    deadline = time.perf_counter() + EXACT_SECONDS
+    deadline = _exact_deadline(rules)
     if rules.die is None:
         found = solver.solve_standard(pos.copy(), deadline=deadline, rules=rules)
         return None if found is None else found.line

@@ -142,3 +142,16 @@ def test_the_transcript_replays_to_the_same_game() -> None:
         replayed = play_transcript(transcript(game))
         assert replayed.scores == game.scores and replayed.over
         assert replayed.position.state_array() == game.position.state_array()
+
+
+def test_an_opening_turn_on_a_big_board_is_estimated_and_says_so() -> None:
+    """Standard 5x5's first turn is far outside the solver's reach: Expert's candidates, the
+    played turn among them, are played out, and the figures say they are estimated."""
+    game = _random_game("standard", 6)
+    first = turns_of(game)[0]
+    review = review_turn(game, first, estimate_seconds=0.1)
+    assert not review.exact
+    assert review.loss >= 0 and review.before >= review.after
+    assert review.best and review.played == tuple(game.geo.edge_json[e] for e in first.edges)
+    if review.loss == 0:
+        assert review.best == review.played  # the played turn was the best one found

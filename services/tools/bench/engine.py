@@ -151,5 +151,7 @@ def register(subparsers: Any) -> None:
     engine.add_argument("--json", action="store_true", help="print the figures as JSON")
     engine.set_defaults(handler=run)
     from .actions import add_to
+    from .review import add_to as add_review
 
     add_to(targets)
+    add_review(targets)
