@@ -28,7 +28,7 @@ from boxedin.engine import codec
 
 from .review import ESTIMATE_SECONDS, review_turn, turns_of
 
-RECORD, TOTAL, TOUCHED = "record", "total", "touched"
+RECORD, TOTAL, TOUCHED, REPORTED = "record", "total", "touched", "reported"
 # An unfinished review none of whose turns came in for this long has lost its workers' tasks:
 # the next ask sends the missing turns again.
 RESEND_SECONDS = 60.0
@@ -95,6 +95,12 @@ async def read(client: aioredis.Redis, keys: Keys, game_id: str) -> ReviewState 
     total = int(fields[TOTAL])
     turns = [fields.get(turn_field(i)) for i in range(total)]
     return ReviewState(total, [None if t is None else json.loads(t) for t in turns], float(fields[TOUCHED]))
+
+
+async def claim_report(client: aioredis.Redis, keys: Keys, game_id: str) -> bool:
+    """True for the one ask (of any AI replica) that first finds the review complete: it alone
+    counts the turns' times into the metrics."""
+    return bool(await client.hsetnx(keys.review(game_id), REPORTED, 1))
 
 
 async def claim_resend(client: aioredis.Redis, keys: Keys, game_id: str, state: ReviewState) -> list[int]:

@@ -101,6 +101,7 @@ REQUIRED_PANELS = {
         "Expert task latency": "boxedin_expert_task_seconds_bucket",
         "Expert fallbacks": "boxedin_expert_fallbacks_total",
         "Workers busy": "boxedin_celery_tasks_running",
+        "Review queue length": "boxedin_review_queue_length",
     },
 }
 # Metrics a dashboard may query before any service defines them (none now: Find Match's are the

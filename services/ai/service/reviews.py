@@ -15,6 +15,7 @@ import grpc
 import redis.asyncio as aioredis
 
 from boxedin.common.keys import ANALYSIS_QUEUE
+from boxedin.common.metrics import REVIEW_TURN_SECONDS, REVIEWS_STARTED
 from boxedin.common.reasons import Refusal, refusal_of
 from boxedin.common.settings import Settings
 from boxedin.engine import codec
@@ -54,6 +55,7 @@ class Reviews:
         if state is None:
             total = await review_work.start(self.client, self.keys, game_id, snapshot.record)
             if total is not None:
+                REVIEWS_STARTED.inc()
                 await self._send(game_id, list(range(total)))
             state = await review_work.read(self.client, self.keys, game_id)
         else:
@@ -64,6 +66,9 @@ class Reviews:
         if state is None:  # expired between the two reads: the game is gone with it
             raise Refusal("no_game")
         done = [t for t in state.turns if t is not None]
+        if state.complete and await review_work.claim_report(self.client, self.keys, game_id):
+            for t in done:
+                REVIEW_TURN_SECONDS.labels("exact" if t["exact"] else "estimated").observe(t["seconds"])
         losses = [(t["turn"], t["player"], t["loss"]) for t in done]
         body = {
             "game": game_id,

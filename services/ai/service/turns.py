@@ -21,7 +21,7 @@ import grpc
 import redis.asyncio as redis
 from redis.typing import StreamIdT
 
-from boxedin.common.keys import AI_GROUP, Keys, celery_queue
+from boxedin.common.keys import AI_GROUP, Keys, analysis_queue, celery_queue
 from boxedin.common.metrics import (
     AI_THINK,
     AI_TURNS,
@@ -30,6 +30,7 @@ from boxedin.common.metrics import (
     CELERY_TASK_LATENCY,
     CELERY_TASKS,
     COMPUTER_TURNS_TAKEN,
+    REVIEW_QUEUE,
 )
 from boxedin.common.reasons import refusal_of
 from boxedin.common.settings import Settings
@@ -154,6 +155,7 @@ class TurnPlayer(GroupReader):
             while True:
                 with contextlib.suppress(redis.RedisError):
                     CELERY_QUEUE.set(await broker.llen(celery_queue(self.config.key_prefix)))
+                    REVIEW_QUEUE.set(await broker.llen(analysis_queue(self.config.key_prefix)))
                 await asyncio.sleep(5)
         finally:
             await broker.aclose()
