@@ -39,12 +39,10 @@ ESTIMATE_SECONDS = 1.0
 # Exact dice values where the table of every set of drawn lines holds at most this many values
 # (19 open lines with a d6 or 18 with a d8 to d12: well under a second here).
 REVIEW_TABLE_CELLS = 1 << 22
-# Exact standard values: the solver's own horizon (``standard_endgame_small_enough``), and never
-# more than this long for one position (past it the turn is estimated instead; a loaded machine
-# may take several times the 1.2 s of a whole 3x3 board).
-EXACT_SECONDS = 20.0
-# Larger boards: the solver's endgames, each given this long before the turn is estimated
-# instead (`boxedin bench review` met a 5x5 endgame taking 20 s on a loaded machine).
+# Exact values past the whole boards below: the solver's own horizon
+# (``standard_endgame_small_enough``) or a small dice table, each position given this long before
+# the turn is estimated instead (`boxedin bench review` met a 5x5 endgame taking 20 s on a loaded
+# machine). A whole board up to 3x3 always finishes (1.2 s from empty here): it has no limit.
 ENDGAME_EXACT_SECONDS = 2.0
 # Standard boards this small are solved whole, from the first line (3x3 from empty: about 1.2 s,
 # once; the solver's table keeps it for every later turn of the game).
@@ -186,9 +184,10 @@ def _exact_dice(pos: Position, rules: RuleSet) -> bool:
     return pos.open_edges <= 14 and not rules.capturing_edge_free
 
 
-def _exact_deadline(rules: RuleSet) -> float:
-    whole = rules.die is None and rules.boxes <= WHOLE_BOARD_BOXES
-    return time.perf_counter() + (EXACT_SECONDS if whole else ENDGAME_EXACT_SECONDS)
+def _exact_deadline(rules: RuleSet) -> float | None:
+    if rules.die is None and rules.boxes <= WHOLE_BOARD_BOXES:
+        return None
+    return time.perf_counter() + ENDGAME_EXACT_SECONDS
 
 
 def _exact_best(pos: Position, rules: RuleSet) -> tuple[int, ...] | None:

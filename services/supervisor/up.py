@@ -189,7 +189,8 @@ def run(args: argparse.Namespace) -> int:
             "the statistics",
             "the matchmaker",
         ]
-        parts += ["a Celery worker"] * stack.worker + ["the Same Wi-Fi app"] * (lan_port is not None) + ["the gateway"]
+        parts += ["a Celery worker"] * stack.worker + ["a review worker"] * stack.analysis_worker
+        parts += ["the Same Wi-Fi app"] * (lan_port is not None) + ["the gateway"]
         print(f"Starting Boxed In: {', '.join(parts)}...", flush=True)
         if not redis_url:
             print(f"Games are kept in {data} (Redis's append-only file; --data DIR for another folder).", flush=True)
