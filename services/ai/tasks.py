@@ -5,6 +5,11 @@ Redis is the broker (and keeps the results for a minute); a worker takes one tas
 service has gone on without it.
 
     celery -A boxedin.ai.tasks worker --concurrency 2 --prefetch-multiplier 1
+
+The reviews' turns (``review_turn``) go to a queue of their own, ``analysis``, which a worker of
+its own serves (``-Q analysis``), so that an Expert turn in play never waits behind a review.
+Those tasks are acknowledged only once they ran, and one whose pool process died goes back on
+the queue (``review_work``).
 """
 
 from __future__ import annotations
@@ -12,12 +17,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import redis
 from celery import Celery
 from celery.signals import worker_init, worker_process_init
 from celery.worker import state as worker_state
 from prometheus_client import start_http_server
 
-from boxedin.common.keys import celery_prefix
+from boxedin.common.keys import ANALYSIS_QUEUE, celery_prefix
 from boxedin.common.metrics import WORKERS_BUSY
 from boxedin.common.settings import settings
 from boxedin.engine.backend import core
@@ -25,7 +31,9 @@ from boxedin.engine.board import geometry
 
 from .context import Position
 from .evaluation import CandidateStats, Replies, evaluate_candidates, exact_lookahead
+from .review_work import analyse
 
+REVIEW_TASK = "boxedin.review.turn"
 _config = settings()
 app = Celery("boxedin", broker=_config.celery_url, backend=_config.celery_url)
 app.conf.update(
@@ -40,7 +48,11 @@ app.conf.update(
     task_track_started=True,
     broker_connection_retry_on_startup=True,
     # Every key Celery writes starts with the installation's prefix.
-    broker_transport_options={"global_keyprefix": celery_prefix(_config.key_prefix)},
+    # The visibility timeout brings back a review turn taken by a worker that vanished whole
+    # (a killed pool process's turn comes back at once); Expert's tasks are acknowledged when
+    # taken, so it never applies to them.
+    broker_transport_options={"global_keyprefix": celery_prefix(_config.key_prefix), "visibility_timeout": 300},
+    task_routes={REVIEW_TASK: {"queue": ANALYSIS_QUEUE}},
     result_backend_transport_options={"global_keyprefix": celery_prefix(_config.key_prefix)},
 )
 
@@ -136,6 +148,18 @@ def evaluate_for(
             return totals
         if spent < 0.02:
             batch *= 2
+
+
+_review_redis: redis.Redis | None = None
+
+
+@app.task(name=REVIEW_TASK, acks_late=True, reject_on_worker_lost=True)
+def review_turn(game_id: str, index: int) -> bool:
+    """One turn of a review (``review_work.analyse``): True when this run kept its figures."""
+    global _review_redis
+    if _review_redis is None:
+        _review_redis = redis.Redis.from_url(_config.redis_url)
+    return analyse(_review_redis, _config.keys(), game_id, index, _config.review_estimate_seconds)
 
 
 def stats_from_json(raw: dict[str, Any]) -> CandidateStats:

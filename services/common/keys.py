@@ -153,6 +153,13 @@ class Keys:
         """The channel the matchmaker publishes started online games on, for the gateways."""
         return f"{self.prefix}matches"
 
+    # --- reviews ------------------------------------------------------------------------------
+
+    def review(self, game_id: str) -> str:
+        """A hash: a finished game's review (``boxedin.ai.review_work``): its record, how many
+        turns, and each turn's figures as they are analysed. In the game's slot."""
+        return f"{self.prefix}{self.game_tag(game_id)}:review:{game_id}"
+
     # --- statistics ---------------------------------------------------------------------------
 
     def stats_tag(self, device_hash: str) -> str:
@@ -179,6 +186,17 @@ class Keys:
 def celery_prefix(prefix: str) -> str:
     """Celery's keys (its broker's queues, its results) start with this."""
     return f"{prefix}celery:"
+
+
+# A finished game is kept a day (the engine's store), and its review with it.
+FINISHED_GAME_TTL = 24 * 3600
+# The Celery queue the reviews' turns go to, apart from Expert's in-play playouts.
+ANALYSIS_QUEUE = "analysis"
+
+
+def analysis_queue(prefix: str) -> str:
+    """The list the analysis queue is kept in, whose length is the turns waiting."""
+    return f"{celery_prefix(prefix)}{ANALYSIS_QUEUE}"
 
 
 def celery_queue(prefix: str) -> str:

@@ -83,6 +83,16 @@ CELERY_TASK_LATENCY = Histogram(
     "An Expert evaluation task from sending to its answer",
     buckets=(0.05, 0.1, 0.25, 0.5, 0.7, 1.0, 2.0, 5.0),
 )
+REVIEW_QUEUE = Gauge("boxedin_review_queue_length", "Review turns waiting on the analysis queue for a Celery worker")
+REVIEWS_STARTED = Counter(
+    "boxedin_reviews_started_total", "Reviews of finished games started (asked for the first time)"
+)
+REVIEW_TURN_SECONDS = Histogram(
+    "boxedin_review_turn_seconds",
+    "One turn of a review, the analysis alone, by whether its figures are exact or estimated",
+    ["kind"],
+    buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 1.5, 2.5, 5.0, 10.0, 30.0),
+)
 WORKERS_BUSY = Gauge("boxedin_celery_tasks_running", "Expert evaluation tasks a Celery worker is running now")
 # Set by the AI service at start from BOXEDIN_USE_CELERY: the alerts expect Celery workers only
 # where it is 1 (Celery off is a valid setting; Expert then thinks in the AI service).

@@ -23,7 +23,7 @@ from .reasons import REASON_KEY
 CALLER_HEADER = "boxedin-caller"
 PROOF_HEADER = "boxedin-proof"
 
-# Calls go one way: gateway -> engine, matchmaker, stats; matchmaker -> engine; AI -> engine.
+# Calls go one way: gateway -> engine, matchmaker, stats, AI; matchmaker -> engine; AI -> engine.
 # Service -> method -> the services that may call it ("*": every method of the service). A method
 # of a listed service that is not listed is refused to everyone.
 _GATEWAY = frozenset({"gateway"})
@@ -47,8 +47,9 @@ METHOD_CALLERS: dict[str, dict[str, frozenset[str]]] = {
     },
     "matchmaker": {"*": _GATEWAY},
     "stats": {"*": _GATEWAY},
-    # The AI service takes no calls: its work comes from the work streams.
-    "ai": {},
+    # The AI service's computer turns come from the work streams, never from a call; the gateway
+    # asks it only for reviews (which read the game from the engine: still one way).
+    "ai": {"Review": _GATEWAY},
 }
 # Service -> every service that may call some method of it.
 CALLERS: dict[str, frozenset[str]] = {

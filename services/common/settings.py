@@ -62,8 +62,14 @@ class Settings(BaseSettings):
     # Expert's playouts: the time a turn may take, and how long its Celery tasks may wait.
     expert_budget_seconds: float = 0.7
     celery_task_expiry_seconds: float = 5.0
-    # Set to false to make Expert evaluate in-process only (no worker pool).
+    # Set to false to make Expert evaluate in-process only (no worker pool); reviews then run
+    # in the AI service itself.
     use_celery: bool = True
+    # A review's estimated turns: the playouts' time each (more than Expert thinks in play).
+    review_estimate_seconds: float = 1.0
+    # Reviews' turns go to the Celery analysis queue, which a worker of its own serves
+    # (`boxedin up` starts one); false: the AI service analyses them itself, one at a time.
+    review_on_workers: bool = False
 
     # Pauses between the AI's moves, by AI speed setting.
     ai_pause_normal_seconds: float = 0.6

@@ -22,7 +22,7 @@ from boxedin.common.progress import LIVENESS, WATCH
 from boxedin.common.redis_client import connect
 from boxedin.common.service_auth import check_secret
 from boxedin.common.settings import Settings, settings
-from boxedin.v1 import engine_pb2_grpc, matchmaker_pb2_grpc, stats_pb2_grpc
+from boxedin.v1 import ai_pb2_grpc, engine_pb2_grpc, matchmaker_pb2_grpc, stats_pb2_grpc
 
 from . import ops
 from .connection import KeepTransport
@@ -64,6 +64,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
         app.state.engine_channel = engine_channel
         stats_channel = grpc_client.channel(config.stats_address, "gateway", config.service_secret)
         matchmaker_channel = grpc_client.channel(config.matchmaker_address, "gateway", config.service_secret)
+        ai_channel = grpc_client.channel(config.ai_address, "gateway", config.service_secret)
         matchmaker = matchmaker_pb2_grpc.MatchmakerStub(matchmaker_channel)
         presence_feed = PresenceFeed(matchmaker_pb2_grpc.PresenceStub(matchmaker_channel))
         presence_feed.start()
@@ -80,6 +81,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
             limits,
             DeviceTokens(client, config.keys()),
             ActionAnswers(client, config.keys()),
+            ai_pb2_grpc.AiStub(ai_channel),
         )
         try:
             yield
@@ -90,6 +92,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
             await presence.stop()
             await hub.stop()
             await engine_channel.close()
+            await ai_channel.close()
             await stats_channel.close()
             await client.aclose()
 

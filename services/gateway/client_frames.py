@@ -96,6 +96,11 @@ class GameResult(Frame):
     game: GameId
 
 
+class Review(Frame):
+    type: Literal["review"]
+    game: GameId
+
+
 class ResetStats(Frame):
     """Without a token: ask to reset (answered with one); with it: reset."""
 
@@ -170,6 +175,7 @@ ClientFrame = Annotated[
     | Ping
     | Stats
     | GameResult
+    | Review
     | ResetStats
     | OnlineMenu
     | RunningOnline
@@ -184,7 +190,8 @@ ClientFrame = Annotated[
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientFrame)
 FRAME_TYPES = ("hello", "new_game", "resume", "discard", "roll", "draw", "end_turn", "undo", "timeout",
-               "resign", "visibility", "ping", "stats", "game_result", "reset_stats", "online_menu", "running_online",
+               "resign", "visibility", "ping", "stats", "game_result", "review", "reset_stats", "online_menu",
+               "running_online",
                "find_match", "cancel_match", "create_room", "close_room", "join_room", "leave", "rematch")  # fmt: skip
 
 

@@ -498,6 +498,46 @@ class Result(_Model):
     reply_to: ReplyTo | Absent = None
 
 
+class ReviewBoard(_Model):
+    """The board after a turn."""
+
+    edges: list[DrawnEdge]
+    squares: list[HeldSquare]
+    scores: ScorePair
+
+
+class TurnFigures(_Model):
+    """One turn of a review, for its player: expected final margins before (with the best turn)
+    and after the turn played, in dice games over the dice to come (boxedin.ai.review)."""
+
+    turn: Count
+    player: PlayerNo
+    roll: Positive | None  # null without dice
+    played: list[EdgeRef]
+    best: list[EdgeRef]
+    before: StrictFloat | StrictInt
+    after: StrictFloat | StrictInt
+    loss: StrictFloat | StrictInt
+    exact: StrictBool  # from the solver; false: estimated by Expert's search
+    board: ReviewBoard
+    seconds: StrictFloat | StrictInt  # how long the turn took to analyse
+
+
+class Review(_Model):
+    """A finished game's review as it stands: the turns analysed so far (null where not yet),
+    and the game as a transcript (the replay format)."""
+
+    type: Literal["review"]
+    game: StrictStr
+    total: Count
+    done: Count
+    turns: list[TurnFigures | None]
+    # Players 1 and 2: the turns of each one's biggest mistakes, biggest first (at most three).
+    mistakes: tuple[list[Count], list[Count]]
+    transcript: dict[StrictStr, Any]
+    reply_to: ReplyTo | Absent = None
+
+
 class ResetConfirm(_Model):
     type: Literal["reset_confirm"]
     token: StrictStr
@@ -681,6 +721,7 @@ ServerFrame = Annotated[
     | Reconnect
     | Stats
     | Result
+    | Review
     | ResetConfirm
     | OnlineStatus
     | PresenceFrame
@@ -696,14 +737,14 @@ ServerFrame = Annotated[
 ]
 SERVER_FRAMES: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)
 # A frame the gateway (or boxedin lan, for Same Wi-Fi) builds itself (state and update frames carry
-# the engine's JSON as it is).
+# the engine's JSON as it is, review frames the AI service's).
 ServerFrameModel = (
     Welcome | Saved | Error | Ack | Pong | Reconnect | Stats | Result | ResetConfirm | OnlineStatus | PresenceFrame
     | MatchWaiting | MatchCancelled | RoomFrame | RoomClosed | Matched | RunningOnline | LanStatus | LanClosed
 )  # fmt: skip
 
 
-def server_frame(raw: str | bytes | dict[str, Any]) -> ServerFrameModel | State | Update:
+def server_frame(raw: str | bytes | dict[str, Any]) -> ServerFrameModel | State | Update | Review:
     """A frame the server sent (JSON text or parsed), as its model; ``pydantic.ValidationError``
     says what breaks the protocol."""
     if isinstance(raw, dict):

@@ -5,6 +5,7 @@ service's, through Redis."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -19,7 +20,16 @@ from fastapi import WebSocket
 from boxedin.common.devices import check_device
 from boxedin.common.metrics import ROUND_TRIP, RULE_ERRORS, WEBSOCKET_FRAMES, at_zero
 from boxedin.common.reasons import REASONS, Refusal, refusal_of
-from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc, matchmaker_pb2_grpc, stats_pb2, stats_pb2_grpc
+from boxedin.v1 import (
+    ai_pb2,
+    ai_pb2_grpc,
+    common_pb2,
+    engine_pb2,
+    engine_pb2_grpc,
+    matchmaker_pb2_grpc,
+    stats_pb2,
+    stats_pb2_grpc,
+)
 
 from . import client_frames, convert, refusal_log, server_frames
 from .connection import Connection
@@ -34,6 +44,9 @@ from .repeats import ActionAnswers, Refused
 
 log = logging.getLogger("boxedin.gateway.session")
 at_zero(RULE_ERRORS, *((reason,) for reason in REASONS))
+# A review under way is asked after this often, and given up on when no turn came in this long.
+REVIEW_POLL_SECONDS = 0.5
+REVIEW_QUIET_SECONDS = 120.0
 
 
 @dataclass
@@ -48,6 +61,7 @@ class Backends:
     limits: GatewayLimits
     tokens: DeviceTokens
     answers: ActionAnswers
+    ai: ai_pb2_grpc.AiAsyncStub
 
 
 def _summary(saved: common_pb2.SavedGameSummary) -> server_frames.SavedSummary:
@@ -77,6 +91,8 @@ class Session(OnlinePlay):
         self.keeper = backends.keeper
         self.tokens = backends.tokens
         self.answers = backends.answers
+        self.ai = backends.ai
+        self.review_watch: asyncio.Task[None] | None = None
         self.device: str | None = None
         self.connection = Connection(ws, backends.limits.connection, backends.limits.log)
         self.feed = GameFeed(backends.engine, backends.hub, self.push)
@@ -129,6 +145,8 @@ class Session(OnlinePlay):
         finally:
             if self.device is not None:
                 self.presence.leave(self.device)
+            if self.review_watch is not None:
+                self.review_watch.cancel()
             await self.online_goodbye()
             await self._leave(hide=True)
             await self.connection.finish()
@@ -364,6 +382,48 @@ class Session(OnlinePlay):
         request = stats_pb2.GameResultRequest(device=self.hello_device, game_id=frame.game, wait_seconds=wait)
         reply = await self.stats.GetGameResult(request, timeout=convert.RESULT_WAIT_SECONDS + 5)
         await self.send(convert.result_frame(reply, frame.id))
+
+    # --- reviews -------------------------------------------------------------------------------
+
+    async def on_review(self, frame: client_frames.Review) -> None:
+        """The review of a finished game of the device's: the AI service starts it on the first
+        ask; the review as it stands comes back at once, then again as turns come in, until the
+        last (docs/protocol.md, Reviews)."""
+        reply = await self._ask_review(frame.game)
+        self._send_review(reply, frame.id)
+        if self.review_watch is not None:
+            self.review_watch.cancel()
+            self.review_watch = None
+        if reply.done < reply.total:
+            self.review_watch = asyncio.create_task(self._watch_review(frame.game, reply.done))
+
+    async def _ask_review(self, game_id: str) -> ai_pb2.ReviewReply:
+        request = ai_pb2.ReviewRequest(game_id=game_id, device=self.hello_device)
+        return await self.ai.Review(request, timeout=10)
+
+    def _send_review(self, reply: ai_pb2.ReviewReply, reply_to: str | int | None = None) -> None:
+        # The AI service's review JSON is passed on as it is, never parsed here.
+        head = '{"type":"review",'
+        if reply_to is not None:
+            head += f'"reply_to":{json.dumps(reply_to)},'
+        self.push(head + reply.review_json[1:])
+
+    async def _watch_review(self, game_id: str, done: int) -> None:
+        """Asks again every ``REVIEW_POLL_SECONDS`` while the review is under way, and passes
+        on each change; gives up when the AI service cannot be reached or nothing came in for
+        ``REVIEW_QUIET_SECONDS`` (the client can always ask again)."""
+        quiet_since = time.monotonic()
+        while time.monotonic() - quiet_since < REVIEW_QUIET_SECONDS:
+            await asyncio.sleep(REVIEW_POLL_SECONDS)
+            try:
+                reply = await self._ask_review(game_id)
+            except grpc.RpcError:
+                return
+            if reply.done != done:
+                done, quiet_since = reply.done, time.monotonic()
+                self._send_review(reply)
+            if reply.done >= reply.total:
+                return
 
     async def on_reset_stats(self, frame: client_frames.ResetStats) -> None:
         if frame.token is None:

@@ -133,6 +133,9 @@ class Stack:
     matchmaker_port: int = port_of(default("matchmaker_address"))
     gateway_replicas: int = 1
     worker: bool = True
+    # A second Celery worker, serving only the reviews' analysis queue; without it the AI
+    # service analyses reviews itself (BOXEDIN_REVIEW_ON_WORKERS).
+    analysis_worker: bool = False
     web_dist: str = str(ROOT / "web" / "dist")
     # This machine's Same Wi-Fi app (`boxedin lan`) on this port, which the gateway names to the
     # web client (BOXEDIN_LAN_URL); None: not started.
@@ -198,6 +201,7 @@ class Stack:
                 "BOXEDIN_AI_METRICS_PORT": str(self.metrics_ports["ai"]),
                 "BOXEDIN_WORKER_METRICS_PORT": str(self.metrics_ports["worker"]),
                 "BOXEDIN_WEB_DIST": self.web_dist,
+                "BOXEDIN_REVIEW_ON_WORKERS": "true" if self.analysis_worker else "false",
                 "BOXEDIN_SERVICE_SECRET": self.service_secret,
                 "PYTHONUNBUFFERED": "1",
             }
@@ -376,6 +380,15 @@ class Stack:
                 "--without-gossip", "--without-mingle", "--without-heartbeat"]  # fmt: skip
         self._start("worker", args, self.env(), lambda timeout: self.wait_worker_ready(timeout))
 
+    def start_analysis_worker(self) -> None:
+        """The reviews' worker: the analysis queue only, so Expert's playouts never queue behind
+        a review. Its metrics port is off (the Expert worker's serves the pool's figures)."""
+        args = [sys.executable, "-m", "celery", "-A", "boxedin.ai.tasks", "worker", "--concurrency", "2",
+                "--prefetch-multiplier", "1", "--pool", "prefork", "--loglevel", "WARNING", "-Q", "analysis",
+                "-n", "analysis@%h", "--without-gossip", "--without-mingle", "--without-heartbeat"]  # fmt: skip
+        env = self.env() | {"BOXEDIN_WORKER_METRICS_PORT": "0"}
+        self._start("analysis-worker", args, env)
+
     def start_gateway(self, port: int, engine_port: int | None = None, matchmaker_port: int | None = None) -> str:
         env = self.env()
         env["BOXEDIN_GATEWAY_PORT"] = str(port)
@@ -438,6 +451,8 @@ class Stack:
         self.start_matchmaker()
         if self.worker:
             self.start_worker()
+        if self.analysis_worker:
+            self.start_analysis_worker()
         if self.lan_port is not None:
             self.start_lan()
         ports = [self.gateway_port] + [free_port() for _ in range(self.gateway_replicas - 1)]

@@ -182,6 +182,7 @@ def run(args: argparse.Namespace) -> int:
         matchmaker_port=services["matchmaker"].port,
         metrics_ports={"worker": config.worker_metrics_port} | {name: entry.port for name, entry in metrics.items()},
         worker=not args.no_worker,
+        analysis_worker=not args.no_worker,
         log_dir=Path(args.logs) if args.logs else None,
         redis_data=None if redis_url else data / "redis",
         supervise=True,
@@ -203,7 +204,8 @@ def run(args: argparse.Namespace) -> int:
             "the statistics",
             "the matchmaker",
         ]
-        parts += ["a Celery worker"] * stack.worker + ["the Same Wi-Fi app"] * (lan_port is not None) + ["the gateway"]
+        parts += ["a Celery worker"] * stack.worker + ["a review worker"] * stack.analysis_worker
+        parts += ["the Same Wi-Fi app"] * (lan_port is not None) + ["the gateway"]
         print(f"Starting Boxed In: {', '.join(parts)}...", flush=True)
         if not redis_url:
             print(f"Games are kept in {data} (Redis's append-only file; --data DIR for another folder).", flush=True)

@@ -70,7 +70,8 @@ def test_every_rpc_of_every_service_names_its_callers() -> None:
         assert methods == set(METHOD_CALLERS["engine"]), "every Engine RPC is listed, and nothing else"
     assert METHOD_CALLERS["matchmaker"] == {"*": frozenset({"gateway"})}
     assert METHOD_CALLERS["stats"] == {"*": frozenset({"gateway"})}
-    assert METHOD_CALLERS["ai"] == {}, "the AI service takes its work from the work streams only"
+    # Computer turns come from the work streams only; the gateway asks the AI for reviews.
+    assert METHOD_CALLERS["ai"] == {"Review": frozenset({"gateway"})}
 
 
 def test_a_call_without_the_secret_is_refused_and_the_health_check_is_answered(live_stack: Stack) -> None:
@@ -145,12 +146,14 @@ def test_the_engine_holds_each_caller_to_its_part(live_stack: Stack) -> None:
         return reason, details
 
     assert act(local, common_pb2.ACTOR_AI, "gateway") == (
-        "not_allowed", "only the AI service plays the computer's turns"
+        "not_allowed",
+        "only the AI service plays the computer's turns",
     )
     assert act(local, common_pb2.ACTOR_HUMAN, "ai") == ("not_allowed", "only the gateway acts for a player")
     for caller in ("gateway", "ai"):
         assert act(local, common_pb2.ACTOR_CLOCK, caller) == (
-            "not_allowed", "only the engine's deadlines end a turn on time"
+            "not_allowed",
+            "only the engine's deadlines end a turn on time",
         )
     assert act(local, common_pb2.ACTOR_HUMAN, "gateway", device="")[0] == "bad_device"
 

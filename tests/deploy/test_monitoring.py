@@ -123,6 +123,7 @@ REQUIRED_PANELS = {
         "Workers busy": "boxedin_celery_tasks_running",
         "Computer turns waiting": "boxedin_computer_turns_waiting",
         "Oldest waiting computer turn by partition": "boxedin_computer_turn_oldest_wait_seconds",
+        "Review queue length": "boxedin_review_queue_length",
     },
 }
 # What the dashboards query besides the services' own metrics: the standard exporters' names

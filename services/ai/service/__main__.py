@@ -17,6 +17,7 @@ from boxedin.common.redis_client import connect
 from boxedin.common.settings import settings
 from boxedin.v1 import ai_pb2_grpc, engine_pb2_grpc
 
+from .reviews import Reviews
 from .server import AiService
 from .thinking import Thinker
 from .turns import TurnPlayer
@@ -40,12 +41,15 @@ async def main() -> None:
 
     thinker = Thinker(config, make_executor)
     channel = grpc_client.channel(config.engine_address, "ai", config.service_secret)
-    turns = TurnPlayer(config, client, engine_pb2_grpc.EngineStub(channel), thinker)
+    engine = engine_pb2_grpc.EngineStub(channel)
+    turns = TurnPlayer(config, client, engine, thinker)
+    reviews = Reviews(config, client, engine)
     await turns.start()
 
     async def stop() -> None:
         await turns.stop()
         thinker.shutdown()
+        reviews.shutdown()
         await channel.close()
         await client.aclose()
 
@@ -55,7 +59,7 @@ async def main() -> None:
         config.service_secret,
         config.ai_address,
         config.ai_metrics_port,
-        lambda server: ai_pb2_grpc.add_AiServicer_to_server(AiService(config, thinker), server),
+        lambda server: ai_pb2_grpc.add_AiServicer_to_server(AiService(config, thinker, reviews), server),
         config.shutdown_grace_seconds,
         stop,
         config.metrics_host,

@@ -14,13 +14,25 @@ from boxedin.v1 import ai_pb2, ai_pb2_grpc
 
 from ..cli import ai_turn
 from ..levels import LEVELS
+from .reviews import Reviews
 from .thinking import Thinker
 
 
 class AiService(ai_pb2_grpc.AiServicer):
-    def __init__(self, config: Settings, thinker: Thinker) -> None:
+    def __init__(self, config: Settings, thinker: Thinker, reviews: Reviews) -> None:
         self.config = config
         self.thinker = thinker
+        self.reviews = reviews
+
+    async def Review(
+        self,
+        request: ai_pb2.ReviewRequest,
+        context: grpc.aio.ServicerContext[ai_pb2.ReviewRequest, ai_pb2.ReviewReply],
+    ) -> ai_pb2.ReviewReply:
+        try:
+            return await self.reviews.review(request.game_id, request.device)
+        except Refusal as refusal:
+            await abort(context, refusal)
 
     async def ChooseTurn(
         self,

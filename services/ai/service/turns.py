@@ -22,7 +22,7 @@ import redis.asyncio as redis
 from redis.typing import StreamIdT
 
 from boxedin.common.choices import LEVELS
-from boxedin.common.keys import AI_GROUP, Keys, celery_queue
+from boxedin.common.keys import AI_GROUP, Keys, analysis_queue, celery_queue
 from boxedin.common.metrics import (
     AI_THINK,
     AI_TURNS,
@@ -31,6 +31,7 @@ from boxedin.common.metrics import (
     CELERY_TASK_LATENCY,
     CELERY_TASKS,
     COMPUTER_TURNS_TAKEN,
+    REVIEW_QUEUE,
     at_zero,
 )
 from boxedin.common.reasons import refusal_of
@@ -160,6 +161,7 @@ class TurnPlayer(GroupReader):
             while True:
                 with contextlib.suppress(redis.RedisError):
                     CELERY_QUEUE.set(await broker.llen(celery_queue(self.config.key_prefix)))
+                    REVIEW_QUEUE.set(await broker.llen(analysis_queue(self.config.key_prefix)))
                 await asyncio.sleep(5)
         finally:
             await broker.aclose()

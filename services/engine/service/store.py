@@ -20,7 +20,7 @@ from typing import cast
 
 import redis.asyncio as redis
 
-from boxedin.common.keys import Keys, partition_of
+from boxedin.common.keys import FINISHED_GAME_TTL, Keys, partition_of
 from boxedin.common.script_line import LineUnavailable, ScriptLine
 from boxedin.engine.rules import MODES
 from boxedin.engine.session.table import Table
@@ -129,7 +129,6 @@ return 0
 # practice game is nobody's saved game (a device may start any number): it lives a day after its
 # last move, running or not (docs/protocol.md).
 RUNNING_GAME_TTL = 30 * 24 * 3600
-FINISHED_GAME_TTL = 24 * 3600
 PRACTICE_GAME_TTL = 24 * 3600
 # Computer turns kept in a work stream: read ones are deleted, so this only bounds a backlog.
 WORK_KEPT = 100_000

@@ -152,6 +152,8 @@ def register(subparsers: Any) -> None:
     engine.set_defaults(handler=run)
     from .actions import add_to
     from .restarts import add_to as add_restarts
+    from .review import add_to as add_review
 
     add_to(targets)
     add_restarts(targets)
+    add_review(targets)

@@ -118,6 +118,12 @@ export type Resume = {
   ai_speed?: "normal" | "fast" | null;
 };
 
+export type Review = {
+  id?: string | number | null;
+  type: "review";
+  game: string;
+};
+
 /** The menu asks whether the device has an online game running, to offer it back. */
 export type RunningOnline = {
   id?: string | number | null;
@@ -148,6 +154,7 @@ export type ClientFrame =
   | Ping
   | Stats
   | GameResult
+  | Review
   | ResetStats
   | OnlineMenu
   | RunningOnline

@@ -290,6 +290,28 @@ export type ResumeAction = {
   resume: true;
 };
 
+/**
+ * A finished game's review as it stands: the turns analysed so far (null where not yet),
+ * and the game as a transcript (the replay format).
+ */
+export type Review = {
+  type: "review";
+  game: string;
+  total: number;
+  done: number;
+  turns: (TurnFigures | null)[];
+  mistakes: [number[], number[]];
+  transcript: Record<string, unknown>;
+  reply_to?: string | number;
+};
+
+/** The board after a turn. */
+export type ReviewBoard = {
+  edges: (["h" | "v", number, number, 1 | 2])[];
+  squares: HeldSquare[];
+  scores: [number, number];
+};
+
 export type RollAction = {
   roll: number;
   by: 1 | 2;
@@ -406,6 +428,24 @@ export type TimeoutAction = {
   by: 1 | 2;
 };
 
+/**
+ * One turn of a review, for its player: expected final margins before (with the best turn)
+ * and after the turn played, in dice games over the dice to come (boxedin.ai.review).
+ */
+export type TurnFigures = {
+  turn: number;
+  player: 1 | 2;
+  roll: number | null;
+  played: (["h" | "v", number, number])[];
+  best: (["h" | "v", number, number])[];
+  before: number;
+  after: number;
+  loss: number;
+  exact: boolean;
+  board: ReviewBoard;
+  seconds: number;
+};
+
 export type UndoAction = {
   undo: true;
   by: 1 | 2;
@@ -448,6 +488,7 @@ export type ServerFrame =
   | Reconnect
   | Stats
   | Result
+  | Review
   | ResetConfirm
   | OnlineStatus
   | PresenceFrame

@@ -2,8 +2,8 @@
 // reconnecting with backoff, and resuming from the last applied seq.
 
 import type {
-  EdgeRef, GameState, MatchVia, NewGameOptions, OnlineFrame, PlayerNo, ResetConfirmFrame, ResultFrame, SavedSummary,
-  RunningOnlineFrame, ServerFrame, StatsFrame,
+  EdgeRef, GameState, MatchVia, NewGameOptions, OnlineFrame, PlayerNo, ResetConfirmFrame, ResultFrame, ReviewFrame,
+  RunningOnlineFrame, SavedSummary, ServerFrame, StatsFrame,
 } from "./types";
 import { applyChanges } from "./delta";
 import type { ClientFrame, Draw, Play } from "../generated/client_frames";
@@ -90,6 +90,7 @@ export interface Replies {
   running_online: RunningOnlineFrame;
   stats: StatsFrame;
   game_result: ResultFrame;
+  review: ReviewFrame;
   reset_stats: StatsFrame | ResetConfirmFrame;
 }
 
@@ -97,6 +98,7 @@ const REPLY_TYPES: Record<keyof Replies, readonly ServerFrame["type"][]> = {
   running_online: ["running_online"],
   stats: ["stats"],
   game_result: ["result"],
+  review: ["review"],
   reset_stats: ["reset_confirm", "stats"],
 };
 
@@ -118,6 +120,8 @@ export interface ConnectionEvents {
   status?(status: ConnStatus): void;
   /** Every stats frame (a reply to stats or reset_stats), e.g. to keep a copy. */
   stats?(frame: StatsFrame): void;
+  /** Every review frame: the reply to `review`, then one each time more turns are analysed. */
+  review?(frame: ReviewFrame): void;
   /** A frame of online play (online_status, presence, match_waiting, match_cancelled, room,
    * room_closed, matched); after `matched` the connection follows the new game. */
   online?(frame: OnlineFrame): void;
@@ -412,6 +416,9 @@ export class Connection {
       case "reconnect":
         this.moveLater(frame.after);
         return;
+      case "review":
+        this.emit("review", frame);
+        return;
       case "matched":
         // The new game's state follows: updates of the game on screen before it are not for us.
         this.online = { game: frame.game, seat: frame.seat, via: frame.via };
@@ -501,6 +508,11 @@ export class Connection {
   /** What a finished game meant: its leaderboard line and the achievements it unlocked. */
   gameResult(game: string): Promise<ResultFrame> {
     return this.request("game_result", { game });
+  }
+
+  /** Asks for a finished game's review; more review frames follow while it is under way. */
+  review(game: string): Promise<ReviewFrame> {
+    return this.request("review", { game });
   }
 
   /** The first step of a reset: a confirmation token, valid for a minute. */

@@ -23,8 +23,10 @@ export type {
   PresenceFrame,
   RoomFrame,
   SavedSummary,
+  ReviewBoard,
   SquareChange,
   StateChanges,
+  TurnFigures,
   StatsDetails,
   StatsOverview,
   WinsAndGames,
@@ -36,6 +38,7 @@ export type EdgeRef = G.HistoryEntry["edge"];
 export type Orientation = EdgeRef[0];
 export type DrawnEdge = G.GameState["edges"][number];
 export type PlayerInfo = G.Player;
+export type ReviewFrame = G.Review;
 export type Opponent = G.GameState["opponent"];
 
 // --- online play (docs/protocol.md, "Online play") -------------------------------------------

@@ -242,6 +242,7 @@ export function mountGame(app: App, root: HTMLElement): Screen {
   topbar.backBtn.addEventListener("click", () => (session.online ? leaveOnline() : leave(session.practice ? "practice-setup" : "menu")));
   controls.exitBtn.addEventListener("click", () => (session.online ? leaveOnline() : leave()));
   controls.resultsBtn.addEventListener("click", () => result.show());
+  controls.reviewBtn.addEventListener("click", () => session.game?.over && result.review(session.game));
   controls.againBtn.addEventListener("click", () => {
     const g = session.game;
     if (!g) return;

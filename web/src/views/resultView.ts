@@ -7,6 +7,7 @@ import { isPractice } from "../state/catalog";
 import { h, modal } from "./dom";
 import type { GameSession } from "../state/gameSession";
 import { markIcon } from "./marks";
+import { ReviewView } from "./reviewView";
 import { resultExtras, type ResultExtras } from "../state/stats";
 import { OPEN_EDGES_NOTE, forfeitLine, rematchLine, rematchStatus, resultTitle } from "../state/texts";
 import type { GameState } from "../network/types";
@@ -26,6 +27,9 @@ export interface ResultActions {
 
 export class ResultView {
   open = false;
+  // The review is on screen (opened from the after-game bar before this window came up): the
+  // window does not come up over it.
+  private reviewing = false;
   // By game id: null while asked for. The open window's box for it, to fill in when it comes.
   private readonly extras = new Map<string, ResultExtras | null>();
   private extrasBox: { game: string; el: HTMLElement } | null = null;
@@ -47,6 +51,16 @@ export class ResultView {
         this.extras.delete(g.game); // the Results button asks again
       },
     );
+  }
+
+  /** Opens the review of the finished game on screen; the screen renders again when it closes. */
+  review(g: GameState): void {
+    if (this.reviewing) return;
+    this.reviewing = true;
+    new ReviewView(this.app.conn, g, () => {
+      this.reviewing = false;
+      if (this.actions.alive()) this.actions.render();
+    });
   }
 
   /** A new frame of the game: an open online window follows it. */
@@ -81,7 +95,7 @@ export class ResultView {
 
   async show(): Promise<void> {
     const g = this.session.game;
-    if (!g || !g.over || this.open) return;
+    if (!g || !g.over || this.open || this.reviewing) return;
     if (this.session.online) {
       this.showOnline(g);
       return;
@@ -103,9 +117,11 @@ export class ResultView {
           { label: "New seed", value: "seed" },
           { label: "View board", value: "view" },
           { label: "Change setup", value: "setup" },
+          { label: "Review", value: "review" },
         ]
       : [
           { label: "Play again", value: "again", primary: true },
+          { label: "Review", value: "review" },
           { label: "View board", value: "view" },
           { label: "Exit", value: "exit" },
         ];
@@ -127,6 +143,10 @@ export class ResultView {
       case "exit":
         this.actions.leave("menu");
         return;
+      case "review":
+        this.actions.render();
+        this.review(g);
+        return;
       default:
         this.actions.render();
         this.actions.focusBoard();
@@ -143,6 +163,7 @@ export class ResultView {
     const rematchInfo = h("p", { class: "rematch-line", role: "status", "aria-live": "polite" });
     const rematchBtn = h("button", { type: "button", class: "btn primary" }, "Rematch");
     const viewBtn = h("button", { type: "button", class: "btn" }, "View board");
+    const reviewBtn = h("button", { type: "button", class: "btn" }, "Review");
     const exit = h("button", { type: "button", class: "btn" }, "Exit");
     const extraBox = h("div", { class: "result-extra", "aria-live": "polite" });
     const title = h("h2", { id: titleId });
@@ -155,7 +176,7 @@ export class ResultView {
       ...(g.ended_with_open_edges ? [h("p", { class: "note" }, OPEN_EDGES_NOTE)] : []),
       extraBox,
       rematchInfo,
-      h("div", { class: "dialog-buttons" }, rematchBtn, viewBtn, exit),
+      h("div", { class: "dialog-buttons" }, rematchBtn, reviewBtn, viewBtn, exit),
     );
     const refresh = (cur: GameState) => {
       title.textContent = resultTitle(cur, s.me);
@@ -182,6 +203,11 @@ export class ResultView {
       close();
       this.actions.render();
       this.actions.focusBoard();
+    });
+    reviewBtn.addEventListener("click", () => {
+      close();
+      this.actions.render();
+      this.review(g);
     });
     exit.addEventListener("click", () => {
       void this.actions.leaveOnline();

@@ -14,9 +14,10 @@ export class TurnControls {
   readonly endBtn = h("button", { type: "button", class: "btn end-btn" }, "End Turn");
   readonly undoBtn = h("button", { type: "button", class: "btn undo-btn" }, "Undo");
   readonly resultsBtn = h("button", { type: "button", class: "btn" }, "Results");
+  readonly reviewBtn = h("button", { type: "button", class: "btn review-btn" }, "Review");
   readonly againBtn = h("button", { type: "button", class: "btn primary" }, "Play Again");
   readonly exitBtn = h("button", { type: "button", class: "btn" }, "Exit");
-  readonly afterBar = h("div", { class: "after-bar", hidden: true }, this.resultsBtn, this.againBtn, this.exitBtn);
+  readonly afterBar = h("div", { class: "after-bar", hidden: true }, this.resultsBtn, this.reviewBtn, this.againBtn, this.exitBtn);
   readonly turnControls: HTMLElement;
   private readonly dieFace = h("div", { class: "die-face", "aria-hidden": "true" }, "?");
   private readonly dieLabel = h("div", { class: "die-label" });
