@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import socket
 import struct
+import time
 from collections import deque
 from typing import Any
 
@@ -19,6 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from boxedin.common.cancelling import stop_task
 from boxedin.common.logs import RateLimitedLog
 
+from .budgets import client_address
 from .limits import CLOSE_TIMEOUT, ConnectionLimits, Credits
 
 # The scope key under which KeepTransport leaves a websocket's TCP transport.
@@ -63,6 +65,10 @@ class Connection:
         self.limits = limits
         self.log = log
         self.credits = Credits(limits.frame_credits, limits.frame_credits_per_second)
+        self.address = client_address(ws.client)
+        # When the client last sent a frame other than ping (the session says): an address's
+        # websockets idle longest are closed first when it has too many (budgets.py).
+        self.active_at = time.monotonic()
         # Why the server ended the connection (a reason for the log), or None.
         self.ended: str | None = None
         self._queue: deque[str] = deque()
@@ -99,6 +105,9 @@ class Connection:
         self._ready.set()
         self._say_ended(why, reason)
         self._wake_reader()
+
+    def close_idle(self) -> None:
+        self.close(CLOSE_TIMEOUT, "idle: too many idle connections from your address", "idle_over_share")
 
     def drop(self, why: str, detail: str) -> None:
         """Ends the connection now, dropping the frames queued, by resetting its TCP connection:
@@ -138,8 +147,7 @@ class Connection:
             self._queue.clear()
 
     def _say_ended(self, why: str, detail: str) -> None:
-        client = self.ws.client.host if self.ws.client is not None else ""
-        self.log.log(why, "connection ended by the gateway", reason=why, detail=detail, client=client)
+        self.log.log(why, "connection ended by the gateway", reason=why, detail=detail, client=self.address)
 
     # --- in ------------------------------------------------------------------------------------
 

@@ -1,12 +1,11 @@
 """What one client may ask of a gateway (docs/protocol.md, Limits): message credits per
-connection, connections per client address, the pages (origins) that may open /ws, and the close
+connection, the budgets of each client address (budgets.py), the pages (origins) that may open /ws, and the close
 codes that say which limit ended a connection."""
 
 from __future__ import annotations
 
 import logging
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -14,11 +13,12 @@ from urllib.parse import urlsplit
 from boxedin.common.logs import RateLimitedLog
 from boxedin.common.settings import Settings, default
 
+from .budgets import AddressBudgets, BudgetSettings
+
 # Close codes (RFC 6455 section 7.4: 4000-4999 are the application's own; 4408 and 4429 read as
 # the HTTP statuses they borrow, as graphql-ws uses them).
-CLOSE_TOO_MANY_CONNECTIONS = 1013  # "try again later": the client address has too many open
-CLOSE_TIMEOUT = 4408  # no hello in time, or no frame for too long
-CLOSE_TOO_FAST = 4429  # kept on sending without credits
+CLOSE_TIMEOUT = 4408  # no hello in time, no frame for too long, or idle beyond the address's share
+CLOSE_TOO_FAST = 4429  # kept on sending without credits, the connection's or its address's
 # A page of an origin not allowed never gets a websocket: its handshake is answered HTTP 403.
 
 
@@ -70,25 +70,6 @@ class Credits:
     @property
     def exhausted(self) -> bool:
         return self.level <= -self.burst
-
-
-class AddressLimit:
-    """Websockets open at once per client address on this gateway."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.open: Counter[str] = Counter()
-
-    def admit(self, address: str) -> bool:
-        if self.open[address] >= self.limit:
-            return False
-        self.open[address] += 1
-        return True
-
-    def leave(self, address: str) -> None:
-        self.open[address] -= 1
-        if self.open[address] <= 0:
-            del self.open[address]
 
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
@@ -146,7 +127,7 @@ class GatewayLimits:
     """The limits one gateway process keeps across its connections."""
 
     connection: ConnectionLimits
-    addresses: AddressLimit
+    addresses: AddressBudgets
     origins: OriginPolicy
     # One line per refused or ended connection, at most 10 a second for each reason.
     log: RateLimitedLog = field(
@@ -157,6 +138,6 @@ class GatewayLimits:
     def of(cls, config: Settings) -> GatewayLimits:
         return cls(
             ConnectionLimits.of(config),
-            AddressLimit(config.connections_per_address),
+            AddressBudgets(BudgetSettings.of(config)),
             OriginPolicy(config.allowed_origins),
         )
