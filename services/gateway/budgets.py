@@ -53,8 +53,8 @@ class Bucket:
 
     @property
     def exhausted(self) -> bool:
-        """Owes a whole burst: a client that got here kept on after being refused."""
-        self._refill()
+        """Owes a whole burst (as of the last take): a client that got here kept on after being
+        refused."""
         return self.level <= -self.burst
 
     @property
