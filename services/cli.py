@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "load": "boxedin.tools.load.loadtest",
     "stats": "boxedin.tools.bench.stats",
     "fuzz": "boxedin.tools.fuzzing.command",
+    "abuse": "boxedin.tools.abuse.command",
     "smoke": "boxedin.tools.smoke",
     "memory": "boxedin.tools.reports.memory",
     "updates": "boxedin.tools.reports.update_sizes",

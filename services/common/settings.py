@@ -120,16 +120,16 @@ class Settings(BaseSettings):
     # New connections from one address: a burst, then so many a second; a connection closed for
     # its flood (4429) costs its address address_too_fast_cost of them, so a client that
     # reconnects after each close is refused before any work is done for it.
-    address_connects_burst: int = Field(default=100, ge=1)
-    address_connects_per_second: float = Field(default=10.0, gt=0)
-    address_too_fast_cost: int = Field(default=20, ge=0)
+    address_connects_burst: int = Field(default=200, ge=1)
+    address_connects_per_second: float = Field(default=20.0, gt=0)
+    address_too_fast_cost: int = Field(default=50, ge=0)
     # Frames and actions from one address, across all its connections: a burst, then so many a
     # second. A household or a school behind one NAT stays far below; a flood spread over many
     # sockets is cut off.
-    address_frames_burst: int = Field(default=2000, ge=1)
+    address_frames_burst: int = Field(default=4000, ge=1)
     address_frames_per_second: float = Field(default=200.0, gt=0)
-    address_actions_burst: int = Field(default=600, ge=1)
-    address_actions_per_second: float = Field(default=40.0, gt=0)
+    address_actions_burst: int = Field(default=2000, ge=1)
+    address_actions_per_second: float = Field(default=50.0, gt=0)
     # A connection's HTTP request headers (the websocket handshake's too) must be in within this.
     header_timeout_seconds: float = Field(default=5.0, gt=0)
     # File descriptors kept free for /healthz and new players' first connections: when the

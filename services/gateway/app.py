@@ -26,10 +26,10 @@ from boxedin.v1 import engine_pb2_grpc, matchmaker_pb2_grpc, stats_pb2_grpc
 
 from . import ops
 from .budgets import client_address
-from .connection import KeepTransport
+from .connection import TRANSPORT, KeepTransport
 from .hub import UpdateHub
 from .identity import DeviceTokens
-from .limits import GatewayLimits
+from .limits import CLOSE_TRY_LATER, GatewayLimits
 from .online import PresenceFeed, WaitingKeeper
 from .presence import Presence
 from .repeats import ActionAnswers
@@ -101,20 +101,32 @@ def create_app(config: Settings | None = None) -> FastAPI:
     @app.websocket("/ws")
     async def play(ws: WebSocket) -> None:
         """A browser's connection, under the limits of docs/protocol.md, Limits."""
-        # Counted against its address from its TCP accept to its end (http_guard.py): the
-        # connection budgets were passed to be here.
         address = client_address(ws.client)
         origin = ws.headers.get("origin")
         if not limits.origins.allows(origin, ws.headers.get("host")):
             limits.log.log("origin", "websocket refused", reason="origin", origin=origin, client=address)
             await ws.close()  # before accepting: the handshake is answered 403
             return
-        await ws.accept()
-        WEBSOCKETS.inc()
+        # Counted against its address from its TCP accept (http_guard.py), unless it came through
+        # a trusted proxy: then against the address the proxy names, from here.
+        transport = ws.scope.get(TRANSPORT)
+        peer = client_address(transport.get_extra_info("peername")) if transport is not None else ""
+        counted_here = transport is None or peer in limits.addresses.proxies
+        if counted_here and (refused := limits.addresses.connect(address)) is not None:
+            limits.log.log(refused, "websocket refused", reason=refused, client=address)
+            await ws.accept()
+            await ws.close(CLOSE_TRY_LATER, "too many connections from your address")
+            return
         try:
-            await Session(ws, ws.app.state.backends).run()
+            await ws.accept()
+            WEBSOCKETS.inc()
+            try:
+                await Session(ws, ws.app.state.backends).run()
+            finally:
+                WEBSOCKETS.dec()
         finally:
-            WEBSOCKETS.dec()
+            if counted_here:
+                limits.addresses.disconnect(address)
 
     @app.get("/same-wifi")
     async def same_wifi() -> dict[str, str | None]:

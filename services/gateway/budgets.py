@@ -9,6 +9,7 @@ Redis round trip and no log line of its own (the limits log is rate-limited)."""
 
 from __future__ import annotations
 
+import ipaddress
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +25,32 @@ def client_address(client: Any) -> str:
     if host is None and isinstance(client, tuple) and client:
         host = client[0]
     return str(host) if host else ""
+
+
+class TrustedProxies:
+    """The proxies whose X-Forwarded-For uvicorn takes for the client's address (its
+    ``FORWARDED_ALLOW_IPS``: addresses or networks, comma-separated; ``*``: any). A connection from
+    one of them is counted against its address once its headers name it (app.py), not at its
+    accept: the proxy's own address holds every player behind it."""
+
+    def __init__(self, spec: str) -> None:
+        items = [item.strip() for item in spec.split(",") if item.strip()]
+        self.any = "*" in items
+        self.networks = []
+        for item in items:
+            try:
+                self.networks.append(ipaddress.ip_network(item, strict=False))
+            except ValueError:
+                continue  # a Unix socket's path or a name: no TCP peer is it
+
+    def __contains__(self, host: str) -> bool:
+        if self.any:
+            return True
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return False
+        return any(address in network for network in self.networks)
 
 
 class Bucket:
@@ -123,8 +150,11 @@ class AddressBudgets:
     buckets have filled up again is forgotten, so the table stays as large as the addresses that
     are connected or were refused lately."""
 
-    def __init__(self, limits: BudgetSettings, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, limits: BudgetSettings, clock: Callable[[], float] = time.monotonic, proxies: str = "127.0.0.1"
+    ) -> None:
         self.limits = limits
+        self.proxies = TrustedProxies(proxies)
         self.clock = clock
         self.addresses: dict[str, AddressBudget] = {}
         self.held = 0  # every address's connections: against the descriptors' limit

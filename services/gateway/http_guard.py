@@ -66,6 +66,10 @@ def guarded_protocols(budgets: AddressBudgets, log: RateLimitedLog) -> tuple[typ
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self._address = client_address(self.client)
+            if self._address in budgets.proxies:
+                # Counted by the address its headers name, in app.py; its headers are timed all the same.
+                self._start_headers_timer()
+                return
             refused = budgets.connect(self._address)
             if refused is not None:
                 log.log(refused, "connection refused", reason=refused, client=self._address)
@@ -115,7 +119,9 @@ def guarded_protocols(budgets: AddressBudgets, log: RateLimitedLog) -> tuple[typ
 
     class GuardedWebSocket(WebSocketsSansIOProtocol):
         def connection_lost(self, exc: Exception | None) -> None:
-            budgets.disconnect(client_address(self.client))
+            peer = client_address(self.client)
+            if peer not in budgets.proxies:
+                budgets.disconnect(peer)
             super().connection_lost(exc)
 
     return GuardedHttp, GuardedWebSocket

@@ -5,6 +5,7 @@ codes that say which limit ended a connection."""
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from .budgets import AddressBudgets, BudgetSettings
 
 # Close codes (RFC 6455 section 7.4: 4000-4999 are the application's own; 4408 and 4429 read as
 # the HTTP statuses they borrow, as graphql-ws uses them).
+CLOSE_TRY_LATER = 1013  # over its address's budget, for a client behind a trusted proxy
 CLOSE_TIMEOUT = 4408  # no hello in time, no frame for too long, or idle beyond the address's share
 CLOSE_TOO_FAST = 4429  # kept on sending without credits, the connection's or its address's
 # A page of an origin not allowed never gets a websocket: its handshake is answered HTTP 403.
@@ -138,6 +140,7 @@ class GatewayLimits:
     def of(cls, config: Settings) -> GatewayLimits:
         return cls(
             ConnectionLimits.of(config),
-            AddressBudgets(BudgetSettings.of(config)),
+            # uvicorn's own setting, and its default (issue 28 brings one of the gateway's).
+            AddressBudgets(BudgetSettings.of(config), proxies=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")),
             OriginPolicy(config.allowed_origins),
         )

@@ -18,7 +18,7 @@ from boxedin.supervisor.launcher import Stack
 from boxedin.tools.fuzzing import checks
 from boxedin.tools.fuzzing import run as fuzzing
 
-from stacks import make_stack
+from stacks import ROOMY_BUDGETS, make_stack
 
 # Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
 pytestmark = pytest.mark.stack
@@ -37,6 +37,7 @@ UNLIMITED = {
     "BOXEDIN_FRAME_CREDITS_PER_SECOND": "1000000",
     "BOXEDIN_HELLO_TIMEOUT_SECONDS": "3600",
     "BOXEDIN_IDLE_TIMEOUT_SECONDS": "3600",
+    **ROOMY_BUDGETS,
 }
 
 
