@@ -20,26 +20,28 @@ from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from boxedin.supervisor.launcher import Stack
+from boxedin.tools.abuse.command import run_abuse
 
 from stacks import make_stack
 
 pytestmark = pytest.mark.stack
 
-CONNECTS_BURST, TOO_FAST_COST = 250, 100
+CONNECTS_BURST, CONNECTS_PER_SECOND, TOO_FAST_COST = 250, 10, 100
 ADDRESS_FRAMES = 40
-ACTIONS_BURST = 5
+ACTIONS_BURST = 20
 IDLE_SHARE, IDLE_AFTER = 2, 0.5
 HEADER_SECONDS = 1.0
 PER_ADDRESS = 150
 SMALL = {
     "BOXEDIN_FRAME_CREDITS": "50",
     "BOXEDIN_ADDRESS_CONNECTS_BURST": str(CONNECTS_BURST),
-    "BOXEDIN_ADDRESS_CONNECTS_PER_SECOND": "2",
+    # Enough for the live players on 127.0.0.1, who open a connection for each game.
+    "BOXEDIN_ADDRESS_CONNECTS_PER_SECOND": str(CONNECTS_PER_SECOND),
     "BOXEDIN_ADDRESS_TOO_FAST_COST": str(TOO_FAST_COST),
     "BOXEDIN_ADDRESS_FRAMES_BURST": str(ADDRESS_FRAMES),
     "BOXEDIN_ADDRESS_FRAMES_PER_SECOND": "5",
     "BOXEDIN_ADDRESS_ACTIONS_BURST": str(ACTIONS_BURST),
-    "BOXEDIN_ADDRESS_ACTIONS_PER_SECOND": "1",
+    "BOXEDIN_ADDRESS_ACTIONS_PER_SECOND": "2",
     "BOXEDIN_IDLE_CONNECTIONS_PER_ADDRESS": str(IDLE_SHARE),
     "BOXEDIN_IDLE_AFTER_SECONDS": str(IDLE_AFTER),
     "BOXEDIN_HEADER_TIMEOUT_SECONDS": str(HEADER_SECONDS),
@@ -109,8 +111,10 @@ def test_a_client_that_reconnects_after_each_4429_is_refused_before_any_work(sta
             for number in range(200):
                 await ws.send(json.dumps({"type": "ping", "id": number}))
             assert (await closed_with(ws))[0] == 4429
-        # Each 4429 cost its address TOO_FAST_COST connections of its burst.
-        assert cycles == -(-CONNECTS_BURST // (TOO_FAST_COST + 1))
+        # Each 4429 cost its address TOO_FAST_COST connections of its burst (and a cycle's time
+        # gives a few back: on a loaded machine, perhaps one cycle's worth).
+        least = -(-CONNECTS_BURST // (TOO_FAST_COST + 1))
+        assert least <= cycles <= least + 1, cycles
         assert await answered(live)
         await live.close()
 
@@ -272,3 +276,20 @@ def test_bad_bytes_write_a_bounded_number_of_log_lines(stack: Stack) -> None:
     assert 1 <= len(utf8) <= 2 * (seconds + 1)
     assert all(line["level"] == "info" and "error" not in line for line in utf8)
     assert not [line for line in lines if "error" in line or line["level"] == "error"]
+
+
+def test_the_abuse_command_measures_live_players_while_each_abuse_is_held_back(stack: Stack) -> None:
+    """`boxedin abuse`, small: its figures (the p99s) are for a quiet machine; here, that the
+    players were measured both times, that the abuse met the budgets, and /healthz and new players
+    kept answering."""
+    reconnect, half_open = asyncio.run(
+        run_abuse(stack.url(), ["reconnect", "half_open"], [2], players=1, seconds=0.5, think=0.2, scale=0.01)
+    )
+    for scenario in (reconnect, half_open):
+        assert scenario.before_actions and scenario.during_actions
+        assert scenario.healthz.asked and not scenario.healthz.failed
+        assert scenario.new_player.asked and not scenario.new_player.failed
+    assert reconnect.clients == 2 and reconnect.abuse["closes"][4429] >= 2
+    assert reconnect.abuse["refused"]["429"] >= 1
+    assert half_open.abuse["most_held"] <= 2 * PER_ADDRESS
+    assert half_open.abuse["closes"][0] >= 1, "some were reset at the header timeout"

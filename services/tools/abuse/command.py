@@ -39,6 +39,7 @@ class Probe:
     asked: int = 0
     failed: int = 0
     slowest_ms: float = 0.0
+    errors: dict[str, int] = field(default_factory=dict)  # the failures, by kind
 
 
 @dataclass
@@ -79,6 +80,7 @@ async def _players(url: str, players: int, seconds: float, think: float) -> Tall
                     await play_one(url, "mini", tally, index * 100_000 + game, pace)
                 except (RuntimeError, OSError, websockets.exceptions.WebSocketException):
                     tally.failed_games += 1
+                    await asyncio.sleep(1)  # as the web client waits before it reconnects
 
     await asyncio.gather(*(one(index) for index in range(players)))
     return tally
@@ -90,8 +92,10 @@ async def _probe(probe: Probe, ask: Callable[[], Coroutine[Any, Any, None]]) -> 
         probe.asked += 1
         try:
             await asyncio.wait_for(ask(), 5)
-        except Exception:  # any failure is what is counted
+        except Exception as failure:  # any failure is what is counted
             probe.failed += 1
+            kind = f"{type(failure).__name__}: {failure}"[:80]
+            probe.errors[kind] = probe.errors.get(kind, 0) + 1
         probe.slowest_ms = max(probe.slowest_ms, 1000 * (time.perf_counter() - started))
         await asyncio.sleep(0.5)
 
