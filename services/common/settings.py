@@ -122,7 +122,7 @@ class Settings(BaseSettings):
     # reconnects after each close is refused before any work is done for it.
     address_connects_burst: int = Field(default=200, ge=1)
     address_connects_per_second: float = Field(default=20.0, gt=0)
-    address_too_fast_cost: int = Field(default=50, ge=0)
+    address_too_fast_cost: int = Field(default=200, ge=0)
     # Frames and actions from one address, across all its connections: a burst, then so many a
     # second. A household or a school behind one NAT stays far below; a flood spread over many
     # sockets is cut off.

@@ -100,6 +100,16 @@ def test_fuzzed_frames_break_nothing(stack: Stack) -> None:
 
 def test_the_fuzz_command(stack: Stack, capsys: pytest.CaptureFixture[str]) -> None:
     args = ["fuzz", "--frames", "300", "--warmup", "0", "--connections", "4", "--rate", "0", "--seed", "16"]
-    assert boxedin([*args, "--url", stack.url(), "--pid", str(stack.processes["gateway"].pid)]) == 0
+    assert stack.log_dir is not None
+    gateway = [
+        "--url",
+        stack.url(),
+        "--pid",
+        str(stack.processes["gateway"].pid),
+        "--log",
+        str(stack.log_dir / "gateway.log"),
+    ]
+    assert boxedin([*args, *gateway]) == 0
     out = capsys.readouterr().out
     assert "frames sent: 300 " in out and "gateway RSS: " in out and out.rstrip().endswith("violations: 0")
+    assert re.search(r"gateway log: \d+ lines while fuzzing \(\d+\.\d a second\)", out), out
