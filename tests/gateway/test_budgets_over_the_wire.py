@@ -27,7 +27,7 @@ from stacks import make_stack
 pytestmark = pytest.mark.stack
 
 CONNECTS_BURST, CONNECTS_PER_SECOND, TOO_FAST_COST = 250, 10, 100
-ADDRESS_FRAMES = 40
+ADDRESS_FRAMES = 60
 ACTIONS_BURST = 20
 IDLE_SHARE, IDLE_AFTER = 2, 0.5
 HEADER_SECONDS = 1.0
@@ -141,8 +141,8 @@ def test_frames_of_many_sockets_from_one_address_share_its_budget(stack: Stack) 
     async def run() -> None:
         live = await player(stack)
         sockets = [await player(stack, "127.0.0.3") for _ in range(6)]
-        # Ten each, well inside each connection's credits; together beyond the address's.
-        ends = await asyncio.gather(*(pinged(ws, 10) for ws in sockets))
+        # Twenty each, well inside each connection's credits; together beyond the address's.
+        ends = await asyncio.gather(*(pinged(ws, 20) for ws in sockets))
         assert (4429, "too many frames from your address: slow down") in ends
         assert None in ends, "the first frames were within the budget"
         assert await answered(live)
@@ -278,18 +278,13 @@ def test_bad_bytes_write_a_bounded_number_of_log_lines(stack: Stack) -> None:
     assert not [line for line in lines if "error" in line or line["level"] == "error"]
 
 
-def test_the_abuse_command_measures_live_players_while_each_abuse_is_held_back(stack: Stack) -> None:
+def test_the_abuse_command_measures_live_players_while_an_abuse_is_held_back(stack: Stack) -> None:
     """`boxedin abuse`, small: its figures (the p99s) are for a quiet machine; here, that the
     players were measured both times, that the abuse met the budgets, and /healthz and new players
-    kept answering."""
-    reconnect, half_open = asyncio.run(
-        run_abuse(stack.url(), ["reconnect", "half_open"], [2], players=1, seconds=0.5, think=0.2, scale=0.01)
-    )
-    for scenario in (reconnect, half_open):
-        assert scenario.before_actions and scenario.during_actions
-        assert scenario.healthz.asked and not scenario.healthz.failed
-        assert scenario.new_player.asked and not scenario.new_player.failed
+    kept answering. (Each abuse's effect on the gateway is a test above.)"""
+    (reconnect,) = asyncio.run(run_abuse(stack.url(), ["reconnect"], [2], players=1, seconds=0.5, think=0.2))
+    assert reconnect.before_actions and reconnect.during_actions
+    assert reconnect.healthz.asked and not reconnect.healthz.failed
+    assert reconnect.new_player.asked and not reconnect.new_player.failed
     assert reconnect.clients == 2 and reconnect.abuse["closes"][4429] >= 2
     assert reconnect.abuse["refused"]["429"] >= 1
-    assert half_open.abuse["most_held"] <= 2 * PER_ADDRESS
-    assert half_open.abuse["closes"][0] >= 1, "some were reset at the header timeout"
