@@ -27,6 +27,11 @@ def client_address(client: Any) -> str:
     return str(host) if host else ""
 
 
+# Connections a player needs at once (a tab or two, and a page loading): near the descriptors'
+# limit, an address holding this many gets no more.
+PLAYERS_SHARE = 4
+
+
 class TrustedProxies:
     """The proxies whose X-Forwarded-For uvicorn takes for the client's address (its
     ``FORWARDED_ALLOW_IPS``: addresses or networks, comma-separated; ``*``: any). A connection from
@@ -184,9 +189,9 @@ class AddressBudgets:
         budget = self._of(address)
         if not budget.connects.take():
             return "connect_rate"
-        if budget.held >= self.limits.connections and not self._close_idlest(budget, force=True):
+        if budget.held >= self.limits.connections and not self._close_idlest(budget):
             return "too_many_connections"
-        if self.max_held is not None and self.held >= self.max_held and budget.held >= 4:
+        if self.max_held is not None and self.held >= self.max_held and budget.held >= PLAYERS_SHARE:
             return "descriptors"
         budget.held += 1
         self.held += 1
@@ -223,7 +228,7 @@ class AddressBudgets:
         since = self.clock() - self.limits.idle_after_seconds
         return [ws for ws in budget.websockets if ws.active_at <= since]
 
-    def _close_idlest(self, budget: AddressBudget, *, force: bool) -> bool:
+    def _close_idlest(self, budget: AddressBudget) -> bool:
         """Closes the address's websocket idle longest, to make room: False when none is idle."""
         idle = self._idle(budget)
         if not idle:
@@ -231,7 +236,7 @@ class AddressBudgets:
         idlest = min(idle, key=lambda ws: ws.active_at)
         budget.websockets.discard(idlest)
         idlest.close_idle()
-        return force
+        return True
 
     # --- frames --------------------------------------------------------------------------------
 
