@@ -126,10 +126,10 @@ class Settings(BaseSettings):
     # Frames and actions from one address, across all its connections: a burst, then so many a
     # second. A household or a school behind one NAT stays far below; a flood spread over many
     # sockets is cut off.
-    address_frames_burst: int = Field(default=4000, ge=1)
-    address_frames_per_second: float = Field(default=200.0, gt=0)
-    address_actions_burst: int = Field(default=2000, ge=1)
-    address_actions_per_second: float = Field(default=50.0, gt=0)
+    address_frames_burst: int = Field(default=1000, ge=1)
+    address_frames_per_second: float = Field(default=100.0, gt=0)
+    address_actions_burst: int = Field(default=1000, ge=1)
+    address_actions_per_second: float = Field(default=30.0, gt=0)
     # A connection's HTTP request headers (the websocket handshake's too) must be in within this.
     header_timeout_seconds: float = Field(default=5.0, gt=0)
     # File descriptors kept free for /healthz and new players' first connections: when the
