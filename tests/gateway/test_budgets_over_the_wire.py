@@ -282,7 +282,11 @@ def test_the_abuse_command_measures_live_players_while_an_abuse_is_held_back(sta
     """`boxedin abuse`, small: its figures (the p99s) are for a quiet machine; here, that the
     players were measured both times, that the abuse met the budgets, and /healthz and new players
     kept answering. (Each abuse's effect on the gateway is a test above.)"""
-    (reconnect,) = asyncio.run(run_abuse(stack.url(), ["reconnect"], [2], players=1, seconds=0.5, think=0.2))
+    pid = stack.processes["gateway"].pid
+    (reconnect,) = asyncio.run(
+        run_abuse(stack.url(), ["reconnect"], [2], players=1, seconds=0.5, think=0.2, gateway_pid=pid)
+    )
+    assert reconnect.before_cpu_ms is not None and reconnect.during_cpu_ms is not None
     assert reconnect.before_actions and reconnect.during_actions
     assert reconnect.healthz.asked and not reconnect.healthz.failed
     assert reconnect.new_player.asked and not reconnect.new_player.failed

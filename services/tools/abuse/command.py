@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import multiprocessing
+import queue
 import statistics
 import sys
 import time
@@ -24,6 +25,7 @@ from urllib.parse import urlsplit
 import websockets
 
 from boxedin.tools.load.loadtest import Pace, Tally, TimeUp, percentile, play_one, ws_url
+from boxedin.tools.load.own_stack import cpu_seconds
 
 from . import attacks
 
@@ -52,6 +54,10 @@ class Scenario:
     during_p99_ms: float
     before_actions: int
     during_actions: int
+    # The gateway's CPU, milliseconds a second, while the players played alone and during the
+    # abuse: what the abuse costs the gateway, a figure a busy machine blurs less than a p99.
+    before_cpu_ms: float | None = None
+    during_cpu_ms: float | None = None
     abuse: dict[str, Any] = field(default_factory=dict)
     healthz: Probe = field(default_factory=Probe)
     new_player: Probe = field(default_factory=Probe)
@@ -106,7 +112,11 @@ def _abuse(
 ) -> None:
     """The abuser process: runs ``clients`` clients of ``kind`` (``ready`` once they have started)
     until ``stop`` is set, then reports what they got."""
-    reports.put(asyncio.run(_abuse_until(kind, url, host, port, sources, clients, ready, stop)))
+    try:
+        reports.put(asyncio.run(_abuse_until(kind, url, host, port, sources, clients, ready, stop)))
+    except BaseException as failure:
+        reports.put({"report": f"the abuser failed: {type(failure).__name__}: {failure}"})
+        raise
 
 
 async def _abuse_until(
@@ -143,15 +153,33 @@ def _ms(tally: Tally) -> float:
     return round(1000 * percentile(tally.round_trips, 0.99), 1)
 
 
+async def _measured(pid: int | None, work: Coroutine[Any, Any, Tally]) -> tuple[Tally, float | None]:
+    """The players' tally, and the gateway's CPU milliseconds a second meanwhile (with its pid)."""
+    started, cpu = time.perf_counter(), cpu_seconds(pid) if pid else 0.0
+    tally = await work
+    if not pid:
+        return tally, None
+    return tally, round(1000 * (cpu_seconds(pid) - cpu) / (time.perf_counter() - started), 1)
+
+
 async def scenario(
-    base: str, kind: str, addresses: int, *, players: int, seconds: float, think: float, scale: float, first: int
+    base: str,
+    kind: str,
+    addresses: int,
+    *,
+    players: int,
+    seconds: float,
+    think: float,
+    scale: float,
+    first: int,
+    gateway_pid: int | None = None,
 ) -> Scenario:
     """The players' p99 alone, then during ``kind`` from ``addresses`` source addresses (from
     127.0.``first``.2 on, so that no scenario inherits another's penalties)."""
     url = ws_url(base)
     parts = urlsplit(base)
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
-    before = await _players(url, players, seconds, think)
+    before, before_cpu = await _measured(gateway_pid, _players(url, players, seconds, think))
     # At least one client an address: "from ten addresses" is ten clients' doing at the least.
     clients = max(addresses, round(CLIENTS[kind] * scale))
     if kind == "half_open":
@@ -166,7 +194,7 @@ async def scenario(
     )
     abuser.start()
     await asyncio.to_thread(ready.wait, 120)  # a process takes a while to import what it needs
-    result = Scenario(kind, addresses, clients, _ms(before), 0.0, len(before.round_trips), 0)
+    result = Scenario(kind, addresses, clients, _ms(before), 0.0, len(before.round_trips), 0, before_cpu)
 
     async def healthz() -> None:
         def get() -> None:
@@ -186,14 +214,19 @@ async def scenario(
     ]
     try:
         await asyncio.sleep(min(3.0, seconds) + 1)  # the abuse starts (and is cut down)
-        during = await _players(url, players, seconds, think)
+        during, result.during_cpu_ms = await _measured(gateway_pid, _players(url, players, seconds, think))
     finally:
         stop.set()
         for task in probes:
             task.cancel()
         await asyncio.gather(*probes, return_exceptions=True)
-        result.abuse = await asyncio.to_thread(reports.get, True, 120)
+        try:
+            result.abuse = await asyncio.to_thread(reports.get, True, 120)
+        except queue.Empty:
+            result.abuse = {"report": "the abuser process said nothing within 120 s"}
         abuser.join(30)
+        if abuser.is_alive():
+            abuser.kill()
     result.during_p99_ms, result.during_actions = _ms(during), len(during.round_trips)
     return result
 
@@ -207,12 +240,21 @@ async def run_abuse(
     seconds: float = 8.0,
     think: float = 0.2,
     scale: float = 1.0,
+    gateway_pid: int | None = None,
 ) -> list[Scenario]:
     """Every kind from each count of addresses, one after another against the gateway at ``base``."""
     results = []
     for number, (kind, count) in enumerate((k, c) for k in kinds for c in address_counts):
         result = await scenario(
-            base, kind, count, players=players, seconds=seconds, think=think, scale=scale, first=10 + number
+            base,
+            kind,
+            count,
+            players=players,
+            seconds=seconds,
+            think=think,
+            scale=scale,
+            first=10 + number,
+            gateway_pid=gateway_pid,
         )
         print(f"{kind} from {count}: p99 {result.before_p99_ms} -> {result.during_p99_ms} ms", file=sys.stderr)
         results.append(result)
@@ -221,7 +263,8 @@ async def run_abuse(
 
 def _table(runs: list[list[Scenario]]) -> list[str]:
     lines = [
-        "abuse        from  clients | p99 before ms | p99 during ms   | healthz / new player failed | goal",
+        "abuse        from  clients | p99 before ms       | p99 during ms       | gateway CPU ms/s before -> during"
+        " | healthz / new player failed | goal",
     ]
     for index, first in enumerate(runs[0]):
         same = [run[index] for run in runs]
@@ -233,15 +276,16 @@ def _table(runs: list[list[Scenario]]) -> list[str]:
             return f"{middle:6.1f} ({min(values):.1f}-{max(values):.1f})"
 
         failed = f"{sum(s.healthz.failed for s in same)} / {sum(s.new_player.failed for s in same)}"
+        cpu = " ".join(f"{s.before_cpu_ms}->{s.during_cpu_ms}" for s in same)
         met = sum(s.met for s in same)
         lines.append(
             f"{first.kind:<12} {first.addresses:>4}  {first.clients:>7} | {spread(before)} | {spread(during)} | "
-            f"{failed:>27} | {met}/{len(same)} runs"
+            f"{cpu} | {failed:>27} | {met}/{len(same)} runs"
         )
     return lines
 
 
-def _own_stack() -> tuple[Any, str]:
+def _own_stack() -> tuple[Any, str, int]:
     from boxedin.supervisor.launcher import Stack, free_port
 
     port = free_port()
@@ -255,7 +299,7 @@ def _own_stack() -> tuple[Any, str]:
         worker=False,
     )
     stack.start()
-    return stack, stack.url()
+    return stack, stack.url(), stack.processes["gateway"].pid
 
 
 def run(args: argparse.Namespace) -> int:
@@ -270,9 +314,9 @@ def run(args: argparse.Namespace) -> int:
     runs: list[list[Scenario]] = []
     for _ in range(args.runs):
         stack = None
-        base = args.url
+        base, pid = args.url, args.pid
         if base is None:
-            stack, base = _own_stack()
+            stack, base, pid = _own_stack()
         try:
             runs.append(
                 asyncio.run(
@@ -284,6 +328,7 @@ def run(args: argparse.Namespace) -> int:
                         seconds=args.seconds,
                         think=args.think,
                         scale=args.scale,
+                        gateway_pid=pid,
                     )
                 )
             )
@@ -314,5 +359,6 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="the abuses' clients times this (default 1)")
     parser.add_argument("--runs", type=int, default=1, help="runs, each on a fresh stack (default 1)")
     parser.add_argument("--url", help="a running gateway on this machine instead of a stack of its own")
+    parser.add_argument("--pid", type=int, help="with --url: the gateway's process id, to read its CPU (same machine)")
     parser.add_argument("--json", action="store_true", help="print every figure as JSON")
     parser.set_defaults(handler=run)
