@@ -36,6 +36,14 @@ from .repeats import ActionAnswers
 from .session import Backends, Session
 from .webassets import web_client
 
+# A websocket through a trusted proxy over its address's budget: its close reason (http_guard.py
+# answers the others before their request is read).
+REFUSED_WEBSOCKET = {
+    "connect_rate": "too many new connections from your address",
+    "too_many_connections": "too many connections from your address",
+    "descriptors": "the server is full; try again shortly",
+}
+
 _NOT_BUILT = """<!doctype html><meta charset="utf-8"><title>Boxed In</title>
 <p>The web client has not been built: run <code>./scripts/run</code>, which builds it.</p>"""
 
@@ -115,7 +123,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
         if counted_here and (refused := limits.addresses.connect(address)) is not None:
             limits.log.log(refused, "websocket refused", reason=refused, client=address)
             await ws.accept()
-            await ws.close(CLOSE_TRY_LATER, "too many connections from your address")
+            await ws.close(CLOSE_TRY_LATER, REFUSED_WEBSOCKET[refused])
             return
         try:
             await ws.accept()
