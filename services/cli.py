@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "stats": "boxedin.tools.bench.stats",
     "figures": "boxedin.tools.bench.figures",
     "fuzz": "boxedin.tools.fuzzing.command",
+    "abuse": "boxedin.tools.abuse.command",
     "smoke": "boxedin.tools.smoke",
     "memory": "boxedin.tools.reports.memory",
     "updates": "boxedin.tools.reports.update_sizes",

@@ -17,6 +17,7 @@ from prometheus_client import start_http_server
 from . import progress
 from .cancelling import stop_task
 from .gc_pauses import settle_gc
+from .logs import RateLimitedLog
 from .metrics import RPC_LATENCY
 from .reasons import REFUSAL_STATUSES
 from .service_auth import CallerCheck
@@ -25,6 +26,9 @@ from .settings import settings
 log = logging.getLogger("boxedin.grpc")
 # A call refused for what it asked is no failure of the service (boxedin.common.reasons).
 _REFUSALS = frozenset(status.name for status in REFUSAL_STATUSES)
+# A client can have its calls refused as fast as it sends them: at most 5 lines a second for each
+# method and status code, the rest counted in a "log lines held back" line.
+_failed = RateLimitedLog(log, per_window=5, window=1.0, key_field="rpc")
 
 _Request = TypeVar("_Request")
 _Response = TypeVar("_Response")
@@ -60,7 +64,14 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
                 elapsed = time.perf_counter() - start
                 RPC_LATENCY.labels(method, code).observe(elapsed)
                 if code != "OK" and code not in _REFUSALS:
-                    log.warning("rpc failed", extra={"method": method, "code": code, "seconds": elapsed})
+                    _failed.log(
+                        f"{method} {code}",
+                        "rpc failed",
+                        level=logging.WARNING,
+                        method=method,
+                        code=code,
+                        seconds=elapsed,
+                    )
 
         return grpc.unary_unary_rpc_method_handler(
             observed,

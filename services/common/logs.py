@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+HELD_BACK = "log lines held back"
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime"}
 
 
@@ -101,7 +102,7 @@ class RateLimitedLog:
         if passed.held_back:
             self.logger.log(
                 passed.level,
-                "log lines held back",
+                HELD_BACK,
                 extra={self.key_field: key, "held_back": passed.held_back, "window_seconds": self.window},
             )
             passed.held_back = 0
@@ -121,3 +122,40 @@ class _Window:
     level: int
     written: int = 0
     held_back: int = 0
+
+
+# Lines a library writes when a client sends what it cannot read: the client's doing, not the
+# server's, so they are written at info and without a traceback (which would only show the
+# library's own frames).
+CLIENT_CAUSED = frozenset({"Invalid UTF-8 sequence received from client.", "Invalid HTTP request received."})
+
+
+class ThrottleLines(logging.Filter):
+    """A filter for a library's logger (uvicorn's) whose warnings and errors a client can cause at
+    will: at most ``per_window`` lines of each message a window, the rest counted in a "log lines
+    held back" line (RateLimitedLog). Lines below warning pass as they are."""
+
+    def __init__(self, *, per_window: int = 2, window: float = 1.0) -> None:
+        super().__init__()
+        self.limit: RateLimitedLog | None = None
+        self.per_window = per_window
+        self.window = window
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING or getattr(record, "throttled", False) or record.msg == HELD_BACK:
+            return True
+        if self.limit is None:
+            self.limit = RateLimitedLog(
+                logging.getLogger(record.name), per_window=self.per_window, window=self.window, key_field="line"
+            )
+        key = str(record.msg)
+        client_caused = key in CLIENT_CAUSED
+        self.limit.log(
+            key,
+            record.getMessage(),
+            level=logging.INFO if client_caused else record.levelno,
+            # Written from inside the library's handler: the exception is still being handled.
+            exc_info=bool(record.exc_info) and not client_caused,
+            throttled=True,
+        )
+        return False

@@ -123,6 +123,8 @@ class Settings(BaseSettings):
     frame_credits_per_second: float = Field(default=20.0, gt=0)
     # Websockets open at once from one client address, on each gateway replica (a school or a
     # carrier's NAT puts many players behind one address).
+    # They count from the TCP accept, so connections that never finish their HTTP headers count
+    # too (docs/protocol.md, Limits, Budgets per address).
     connections_per_address: int = Field(default=1000, ge=1)
     # The client address of every per-address limit and log line (boxedin.gateway.forwarded):
     # the TCP peer's, unless the peer is in one of these networks (comma-separated CIDRs: the
@@ -134,6 +136,28 @@ class Settings(BaseSettings):
     # controller and most load balancers: X-Forwarded-For); the other one is never read, as a
     # client may send it and no proxy appends to it.
     client_address_header: Literal["x-forwarded-for", "forwarded"] = "x-forwarded-for"
+    # Of those, at most this many idle (no frame but ping for idle_after_seconds): a new
+    # connection closes the one idle longest beyond it, and takes its place at the cap.
+    idle_connections_per_address: int = Field(default=100, ge=1)
+    idle_after_seconds: float = Field(default=60.0, gt=0)
+    # New connections from one address: a burst, then so many a second; a connection closed for
+    # its flood (4429) costs its address address_too_fast_cost of them, so a client that
+    # reconnects after each close is refused before any work is done for it.
+    address_connects_burst: int = Field(default=200, ge=1)
+    address_connects_per_second: float = Field(default=20.0, gt=0)
+    address_too_fast_cost: int = Field(default=200, ge=0)
+    # Frames and actions from one address, across all its connections: a burst, then so many a
+    # second. A household or a school behind one NAT stays far below; a flood spread over many
+    # sockets is cut off.
+    address_frames_burst: int = Field(default=1000, ge=1)
+    address_frames_per_second: float = Field(default=100.0, gt=0)
+    address_actions_burst: int = Field(default=1000, ge=1)
+    address_actions_per_second: float = Field(default=30.0, gt=0)
+    # A connection's HTTP request headers (the websocket handshake's too) must be in within this.
+    header_timeout_seconds: float = Field(default=5.0, gt=0)
+    # File descriptors kept free for /healthz and new players' first connections: when the
+    # gateway holds all but these, an address that holds several connections gets no more.
+    descriptor_reserve: int = Field(default=200, ge=16)
     # A connection that has not said hello this long after opening is closed, and so is one that
     # sent no frame this long (the web client pings every 10 s, even from a background tab).
     hello_timeout_seconds: float = Field(default=10.0, gt=0)

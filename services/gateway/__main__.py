@@ -12,13 +12,20 @@ from boxedin.common.settings import settings
 from .app import create_app
 from .client_frames import MAX_READ_BYTES
 from .drain import DrainingServer
-from .keepalive import GatewayWebSocketProtocol
+from .http_guard import guarded_protocols, quiet_uvicorn_logs, raise_descriptor_limit
+from .limits import GatewayLimits
 
 
 def main() -> None:
     config = settings()
     setup_logging("gateway", config.log_level)
+    quiet_uvicorn_logs()
+    descriptors = raise_descriptor_limit()
     app = create_app(config)
+    limits: GatewayLimits = app.state.limits
+    # The rest are kept for /healthz, Redis, gRPC and the first connections of new players.
+    limits.addresses.max_held = max(1, descriptors - config.descriptor_reserve)
+    http, ws = guarded_protocols(limits.addresses, limits.log)
     settle_gc()
     if config.gateway_metrics_port:
         # Apart from the public port, which an Ingress exposes to everyone.
@@ -40,7 +47,10 @@ def main() -> None:
             forwarded_allow_ips="",
             # Larger messages are not read: the connection is closed with 1009 (client_frames.py, sizes).
             ws_max_size=MAX_READ_BYTES,
-            ws=GatewayWebSocketProtocol,  # a ping gone unanswered closes with 4408
+            # Each connection counted against its address from its accept (http_guard.py); a ping
+            # gone unanswered closes with 4408 (keepalive.py).
+            http=http,
+            ws=ws,
             ws_ping_interval=config.ws_ping_interval_seconds,
             ws_ping_timeout=config.ws_ping_timeout_seconds,
             timeout_graceful_shutdown=int(config.shutdown_grace_seconds),

@@ -25,17 +25,26 @@ from boxedin.common.settings import Settings, settings
 from boxedin.v1 import ai_pb2_grpc, engine_pb2_grpc, matchmaker_pb2_grpc, stats_pb2_grpc
 
 from . import ops
-from .connection import KeepTransport
+from .budgets import client_address
+from .connection import TRANSPORT, KeepTransport
 from .drain import Drain
 from .forwarded import RealClientAddress, TrustedProxies
 from .hub import UpdateHub
 from .identity import DeviceTokens
-from .limits import CLOSE_TOO_MANY_CONNECTIONS, GatewayLimits, count_refusal
+from .limits import CLOSE_TRY_LATER, GatewayLimits, count_refusal
 from .online import PresenceFeed, WaitingKeeper
 from .presence import Presence
 from .repeats import ActionAnswers
 from .session import Backends, Session
 from .webassets import web_client
+
+# A websocket through a trusted proxy over its address's budget: its close reason (http_guard.py
+# answers the others before their request is read).
+REFUSED_WEBSOCKET = {
+    "connect_rate": "too many new connections from your address",
+    "too_many_connections": "too many connections from your address",
+    "descriptors": "the server is full; try again shortly",
+}
 
 _NOT_BUILT = """<!doctype html><meta charset="utf-8"><title>Boxed In</title>
 <p>The web client has not been built: run <code>./scripts/run</code>, which builds it.</p>"""
@@ -99,6 +108,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
     app = FastAPI(title="Boxed In gateway", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.config = config
     app.state.drain = drain
+    app.state.limits = limits  # the server's protocols count connections with its budgets
     app.include_router(ops.router)
     # /ops?token=... is refused, and its value blanked out of the access log.
     app.add_middleware(ops.TokenNotInUrl)
@@ -110,7 +120,8 @@ def create_app(config: Settings | None = None) -> FastAPI:
     @app.websocket("/ws")
     async def play(ws: WebSocket) -> None:
         """A browser's connection, under the limits of docs/protocol.md, Limits."""
-        address = ws.client.host if ws.client is not None else ""
+        # The real client (forwarded.py rewrote the scope's client for a trusted proxy's connection).
+        address = client_address(ws.client)
         if drain.draining:
             # Answered before anything else, and not with a websocket: a proxy takes an HTTP 503
             # to a handshake as this replica's failure and tries another.
@@ -124,12 +135,17 @@ def create_app(config: Settings | None = None) -> FastAPI:
             limits.log.log("origin", "websocket refused", reason="origin", origin=origin, client=address)
             await ws.close()  # before accepting: the handshake is answered 403
             return
-        if not limits.addresses.admit(address):
-            count_refusal("too_many_connections")
-            limits.log.log("too_many_connections", "websocket refused", reason="too_many_connections", client=address)
+        # Counted against its address from its TCP accept (http_guard.py), unless it came through
+        # a trusted proxy: then against the address the proxy names, from here.
+        transport = ws.scope.get(TRANSPORT)
+        peer = client_address(transport.get_extra_info("peername")) if transport is not None else ""
+        counted_here = transport is None or peer in limits.addresses.proxies
+        if counted_here and (refused := limits.addresses.connect(address)) is not None:
+            count_refusal(refused)
+            limits.log.log(refused, "websocket refused", reason=refused, client=address)
             await ws.accept()
-            await ws.close(CLOSE_TOO_MANY_CONNECTIONS, "too many connections from your address")
-            WEBSOCKET_CLOSES.labels(str(CLOSE_TOO_MANY_CONNECTIONS)).inc()
+            await ws.close(CLOSE_TRY_LATER, REFUSED_WEBSOCKET[refused])
+            WEBSOCKET_CLOSES.labels(str(CLOSE_TRY_LATER)).inc()
             return
         try:
             await ws.accept()
@@ -142,7 +158,8 @@ def create_app(config: Settings | None = None) -> FastAPI:
                 drain.leave(session)
                 WEBSOCKETS.dec()
         finally:
-            limits.addresses.leave(address)
+            if counted_here:
+                limits.addresses.disconnect(address)
 
     @app.get("/same-wifi")
     async def same_wifi() -> dict[str, str | None]:

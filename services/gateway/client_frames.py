@@ -202,12 +202,25 @@ def client_frame_schema() -> dict[str, Any]:
 
 
 def request_id(raw: Any) -> str | int | None:
-    """The frame's id, if it is a usable one, so that even a refused frame gets its reply_to."""
+    """The frame's id, if it is a usable one, so that even a refused frame gets its reply_to (an
+    id with half a surrogate pair is not: no answer could carry it)."""
     if isinstance(raw, dict):
         value = raw.get("id")
-        if (isinstance(value, str) and len(value) <= 64) or (isinstance(value, int) and not isinstance(value, bool)):
+        if isinstance(value, str) and len(value) <= 64 and _unicode(value):
+            return value
+        if isinstance(value, int) and not isinstance(value, bool):
             return value
     return None
+
+
+def _unicode(text: str) -> bool:
+    """Whether the text is Unicode characters only: JSON's \\u escapes can also spell half of a
+    UTF-16 surrogate pair, which no UTF-8 text (a websocket's, Redis's, gRPC's) can hold."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def parse_frame(text: str) -> Any:
@@ -227,6 +240,11 @@ def parse_typed(text: str, types: tuple[str, ...], adapter: TypeAdapter[Any]) ->
         raise Refusal("bad_message", "the frame is not valid JSON") from None
     if not isinstance(raw, dict):
         raise Refusal("bad_message", "a frame is a JSON object with a type")
+    # Only a \u escape can bring in a surrogate: a text frame's UTF-8 cannot.
+    if "\\u" in text and not _unicode(json.dumps(raw, ensure_ascii=False)):
+        raise Refusal(
+            "bad_message", "the frame has a \\u escape of half a surrogate pair: text must be Unicode characters"
+        )
     if raw.get("type") not in types:
         raise Refusal("bad_message", f"unknown frame type {raw.get('type')!r}; the types are {', '.join(types)}")
     try:

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import socket
 import struct
+import time
 from collections import deque
 from typing import Any
 
@@ -20,7 +21,8 @@ from boxedin.common.cancelling import stop_task
 from boxedin.common.logs import RateLimitedLog
 from boxedin.common.metrics import WEBSOCKET_CLOSES, at_zero
 
-from .limits import CLOSE_CODES, CLOSE_TIMEOUT, ConnectionLimits, Credits
+from .budgets import client_address
+from .limits import CLOSE_CODES, CLOSE_TIMEOUT, ConnectionLimits, Credits, count_refusal
 
 at_zero(WEBSOCKET_CLOSES, *((code,) for code in CLOSE_CODES))
 
@@ -66,6 +68,10 @@ class Connection:
         self.limits = limits
         self.log = log
         self.credits = Credits(limits.frame_credits, limits.frame_credits_per_second)
+        self.address = client_address(ws.client)
+        # When the client last sent a frame other than ping (the session says): an address's
+        # websockets idle longest are closed first when it has too many (budgets.py).
+        self.active_at = time.monotonic()
         # Why the server ended the connection (a reason for the log), or None.
         self.ended: str | None = None
         self._queue: deque[str] = deque()
@@ -105,6 +111,10 @@ class Connection:
         self._ready.set()
         self._say_ended(why, reason)
         self._wake_reader()
+
+    def close_idle(self) -> None:
+        count_refusal("idle_share")
+        self.close(CLOSE_TIMEOUT, "idle: too many idle connections from your address", "idle_over_share")
 
     def drop(self, why: str, detail: str) -> None:
         """Ends the connection now, dropping the frames queued, by resetting its TCP connection:
@@ -149,8 +159,7 @@ class Connection:
             self._queue.clear()
 
     def _say_ended(self, why: str, detail: str) -> None:
-        client = self.ws.client.host if self.ws.client is not None else ""
-        self.log.log(why, "connection ended by the gateway", reason=why, detail=detail, client=client)
+        self.log.log(why, "connection ended by the gateway", reason=why, detail=detail, client=self.address)
 
     # --- in ------------------------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 """What one client may ask of a gateway (docs/protocol.md, Limits): message credits per
-connection, connections per client address, the pages (origins) that may open /ws, and the close
+connection, the budgets of each client address (budgets.py), the pages (origins) that may open /ws, and the close
 codes that say which limit ended a connection."""
 
 from __future__ import annotations
@@ -7,7 +7,6 @@ from __future__ import annotations
 import ipaddress
 import logging
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -16,16 +15,18 @@ from boxedin.common.logs import RateLimitedLog
 from boxedin.common.metrics import GATEWAY_REFUSALS
 from boxedin.common.settings import Settings, default
 
+from .budgets import AddressBudgets, BudgetSettings
+
 # Close codes (RFC 6455 section 7.4: 4000-4999 are the application's own; 4408 and 4429 read as
 # the HTTP statuses they borrow, as graphql-ws uses them).
-CLOSE_TOO_MANY_CONNECTIONS = 1013  # "try again later": the client address has too many open
-CLOSE_TIMEOUT = 4408  # no hello in time, or no frame for too long
-CLOSE_TOO_FAST = 4429  # kept on sending without credits
+CLOSE_TRY_LATER = 1013  # "try again later": the client address has too many open, or is over a budget
+CLOSE_TIMEOUT = 4408  # no hello in time, no frame for too long, or idle beyond the address's share
+CLOSE_TOO_FAST = 4429  # kept on sending without credits, the connection's or its address's
 # How connections end, as boxedin_websocket_closes_total names them (each exported at 0): the
 # close code either side sent (1000 closed, 1001 page gone, 1005 none given, 1006 lost without a
 # close frame, 1012 the gateway restarting, and the gateway's own above), or "reset" when the
 # gateway dropped a client that did not read.
-CLOSE_CODES = ("1000", "1001", "1005", "1006", "1012", str(CLOSE_TOO_MANY_CONNECTIONS), str(CLOSE_TIMEOUT),
+CLOSE_CODES = ("1000", "1001", "1005", "1006", "1012", str(CLOSE_TRY_LATER), str(CLOSE_TIMEOUT),
                str(CLOSE_TOO_FAST), "reset")  # fmt: skip
 # A page of an origin not allowed never gets a websocket: its handshake is answered HTTP 403.
 # A gateway that is draining (drain.py) answers every new handshake HTTP 503.
@@ -33,8 +34,12 @@ CLOSE_CODES = ("1000", "1001", "1005", "1006", "1012", str(CLOSE_TOO_MANY_CONNEC
 # What boxedin_gateway_refusals_total counts, by reason: websockets refused or closed under a
 # limit, and frames the gateway refuses itself (the other refusals are the engine's and the
 # matchmaker's rules, in boxedin_refusals_total); too_many_tries is the room join limit, per
-# device and per client address.
-CONNECTION_REFUSALS = ("origin", "too_many_connections", "draining", "credits_exhausted")
+# device and per client address; the budgets of one client address (budgets.py) refuse new
+# connections (connect_rate), keep descriptors for others (descriptors), close a connection for its
+# address's frames or actions (address_frames, address_actions) and the idlest beyond the address's
+# idle share (idle_share), and end connections whose headers never came (header_timeout).
+CONNECTION_REFUSALS = ("origin", "too_many_connections", "draining", "credits_exhausted", "connect_rate",
+                       "descriptors", "address_frames", "address_actions", "idle_share", "header_timeout")  # fmt: skip
 FRAME_REFUSALS = ("too_fast", "too_large", "bad_message", "hello_first", "too_many_tries")
 REFUSAL_REASONS = CONNECTION_REFUSALS + FRAME_REFUSALS
 
@@ -97,25 +102,6 @@ class Credits:
     @property
     def exhausted(self) -> bool:
         return self.level <= -self.burst
-
-
-class AddressLimit:
-    """Websockets open at once per client address on this gateway."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.open: Counter[str] = Counter()
-
-    def admit(self, address: str) -> bool:
-        if self.open[address] >= self.limit:
-            return False
-        self.open[address] += 1
-        return True
-
-    def leave(self, address: str) -> None:
-        self.open[address] -= 1
-        if self.open[address] <= 0:
-            del self.open[address]
 
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
@@ -189,7 +175,7 @@ class GatewayLimits:
     """The limits one gateway process keeps across its connections."""
 
     connection: ConnectionLimits
-    addresses: AddressLimit
+    addresses: AddressBudgets
     origins: OriginPolicy
     # One line per refused or ended connection, at most 10 a second for each reason.
     log: RateLimitedLog = field(
@@ -200,6 +186,8 @@ class GatewayLimits:
     def of(cls, config: Settings) -> GatewayLimits:
         return cls(
             ConnectionLimits.of(config),
-            AddressLimit(config.connections_per_address),
+            # The proxies whose forwarded header names the client (forwarded.py): their own address
+            # holds every player behind them, so their connections are counted by that name.
+            AddressBudgets(BudgetSettings.of(config), proxies=config.trusted_proxies),
             OriginPolicy(config.allowed_origins),
         )

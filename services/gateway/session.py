@@ -95,6 +95,7 @@ class Session(OnlinePlay):
         self.review_watch: asyncio.Task[None] | None = None
         self.device: str | None = None
         self.connection = Connection(ws, backends.limits.connection, backends.limits.log)
+        self.budgets = backends.limits.addresses
         self.feed = GameFeed(backends.engine, backends.hub, self.push)
 
     @property
@@ -132,10 +133,18 @@ class Session(OnlinePlay):
     # --- the connection --------------------------------------------------------------------
 
     async def run(self) -> None:
+        connection, address = self.connection, self.connection.address
+        self.budgets.websocket_opened(address, connection)
         try:
-            while (message := await self.connection.receive(said_hello=self.device is not None)) is not None:
+            while (message := await connection.receive(said_hello=self.device is not None)) is not None:
                 text = message.get("text")
-                if not self.connection.credits.take():
+                if not self.budgets.frame(address):
+                    # The address's frames, over all its sockets: the one sending is closed at
+                    # once, without reading the frame (docs/protocol.md, Limits).
+                    count_refusal("address_frames")
+                    self._close_too_fast("too many frames from your address: slow down")
+                    continue
+                if not connection.credits.take():
                     await self._too_fast(text)
                     continue
                 if text is None:
@@ -143,20 +152,27 @@ class Session(OnlinePlay):
                     continue
                 await self.handle(text)
         finally:
+            self.budgets.websocket_closed(address, connection)
             if self.device is not None:
                 self.presence.leave(self.device)
             if self.review_watch is not None:
                 self.review_watch.cancel()
             await self.online_goodbye()
             await self._leave(hide=True)
-            await self.connection.finish()
+            await connection.finish()
+
+    def _close_too_fast(self, reason: str) -> None:
+        """Closes the connection for its flood with 4429; its address's reconnects cost more."""
+        if self.connection.open:
+            self.budgets.too_fast(self.connection.address)
+        self.connection.close(CLOSE_TOO_FAST, reason, "too_fast")
 
     async def _too_fast(self, text: str | None) -> None:
         """A frame beyond the connection's credits: refused, and the connection closed when the
         client keeps on sending (docs/protocol.md, Limits)."""
         if self.connection.credits.exhausted:
             count_refusal("credits_exhausted")
-            self.connection.close(CLOSE_TOO_FAST, "too many frames: slow down", "too_fast")
+            self._close_too_fast("too many frames: slow down")
             return
         reply_to = None
         if text is not None and len(text) <= client_frames.MAX_FRAME_BYTES:
@@ -172,6 +188,8 @@ class Session(OnlinePlay):
             frame = client_frames.parse_frame(text)
             reply_to = frame.id
             WEBSOCKET_FRAMES.labels(frame.type).inc()
+            if frame.type != "ping":
+                self.connection.active_at = time.monotonic()
             if self.device is None and frame.type != "hello":
                 raise Refusal("hello_first", "say hello with your device token first")
             await getattr(self, "on_" + frame.type, self.on_action)(frame)
@@ -287,6 +305,14 @@ class Session(OnlinePlay):
 
     async def on_action(self, frame: client_frames.Play | client_frames.Draw) -> None:
         started = time.perf_counter()
+        allowed = self.budgets.action(self.connection.address)
+        if allowed is None:
+            count_refusal("address_actions")
+            self._close_too_fast("too many actions from your address: slow down")
+            return
+        if not allowed:
+            # Before the engine is asked anything: the refusal costs it nothing.
+            raise Refusal("too_fast", "your address sends more actions a second than its budget")
         repeat_key = self.answers.repeat_key(self.hello_device, frame) if frame.id is not None else ""
         try:
             snapshot = await self._act(frame, repeat_key)

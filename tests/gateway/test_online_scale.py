@@ -15,7 +15,7 @@ import pytest
 from boxedin.supervisor.launcher import Stack, free_port
 from boxedin.tools.load.online import OnlinePlayer
 
-from stacks import make_stack
+from stacks import ROOMY_BUDGETS, make_stack
 
 # Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
 pytestmark = pytest.mark.stack
@@ -27,7 +27,7 @@ MODES = ("mini", "quick")
 @pytest.fixture(scope="module")
 def stack() -> Iterator[Stack]:
     """Two gateways, the second talking to a second matchmaker replica."""
-    own = make_stack("online-scale", worker=False)
+    own = make_stack("online-scale", worker=False, extra_env=ROOMY_BUDGETS)
     try:
         own.start()
         matchmaker_port = free_port()

@@ -29,7 +29,7 @@ from boxedin.common import delta
 from boxedin.supervisor.launcher import Stack
 
 from edge_policy import choose_edge
-from stacks import make_stack
+from stacks import ROOMY_BUDGETS, make_stack
 
 # Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
 pytestmark = pytest.mark.stack
@@ -44,7 +44,9 @@ TCP_ESTABLISHED = 1
 @pytest.fixture(scope="module")
 def stack() -> Iterator[Stack]:
     # The busy game is played by a robot, far faster than the credits of a person's connection.
-    own = make_stack("slow-reader", worker=False, extra_env={"BOXEDIN_FRAME_CREDITS_PER_SECOND": "1000"})
+    own = make_stack(
+        "slow-reader", worker=False, extra_env={"BOXEDIN_FRAME_CREDITS_PER_SECOND": "1000", **ROOMY_BUDGETS}
+    )
     try:
         own.start()
         yield own

@@ -17,6 +17,17 @@ from boxedin.supervisor.launcher import Stack, free_port
 TESTS = Path(__file__).resolve().parents[1]
 OUTPUT = Path(os.environ.get("BOXEDIN_TEST_OUTPUT", TESTS.parent / "test-output"))
 # The AI's moves are paced for people; tests only need them in order.
+# Budgets per client address (docs/protocol.md, Limits) out of the way of a test that plays many
+# devices from loopback, or one device as fast as it can: every one of them is this machine.
+ROOMY_BUDGETS = {
+    "BOXEDIN_ADDRESS_CONNECTS_BURST": "100000",
+    "BOXEDIN_ADDRESS_CONNECTS_PER_SECOND": "100000",
+    "BOXEDIN_ADDRESS_FRAMES_BURST": "1000000",
+    "BOXEDIN_ADDRESS_FRAMES_PER_SECOND": "1000000",
+    "BOXEDIN_ADDRESS_ACTIONS_BURST": "1000000",
+    "BOXEDIN_ADDRESS_ACTIONS_PER_SECOND": "1000000",
+    "BOXEDIN_IDLE_CONNECTIONS_PER_ADDRESS": "100000",
+}
 FAST_AI = {"BOXEDIN_AI_PAUSE_NORMAL_SECONDS": "0.05", "BOXEDIN_AI_PAUSE_FAST_SECONDS": "0.01"}
 
 

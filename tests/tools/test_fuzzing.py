@@ -18,7 +18,7 @@ from boxedin.supervisor.launcher import Stack
 from boxedin.tools.fuzzing import checks
 from boxedin.tools.fuzzing import run as fuzzing
 
-from stacks import make_stack
+from stacks import ROOMY_BUDGETS, make_stack
 
 # Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
 pytestmark = pytest.mark.stack
@@ -37,6 +37,7 @@ UNLIMITED = {
     "BOXEDIN_FRAME_CREDITS_PER_SECOND": "1000000",
     "BOXEDIN_HELLO_TIMEOUT_SECONDS": "3600",
     "BOXEDIN_IDLE_TIMEOUT_SECONDS": "3600",
+    **ROOMY_BUDGETS,
 }
 
 
@@ -99,6 +100,16 @@ def test_fuzzed_frames_break_nothing(stack: Stack) -> None:
 
 def test_the_fuzz_command(stack: Stack, capsys: pytest.CaptureFixture[str]) -> None:
     args = ["fuzz", "--frames", "300", "--warmup", "0", "--connections", "4", "--rate", "0", "--seed", "16"]
-    assert boxedin([*args, "--url", stack.url(), "--pid", str(stack.processes["gateway"].pid)]) == 0
+    assert stack.log_dir is not None
+    gateway = [
+        "--url",
+        stack.url(),
+        "--pid",
+        str(stack.processes["gateway"].pid),
+        "--log",
+        str(stack.log_dir / "gateway.log"),
+    ]
+    assert boxedin([*args, *gateway]) == 0
     out = capsys.readouterr().out
     assert "frames sent: 300 " in out and "gateway RSS: " in out and out.rstrip().endswith("violations: 0")
+    assert re.search(r"gateway log: \d+ lines while fuzzing \(\d+\.\d a second\)", out), out

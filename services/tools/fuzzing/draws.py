@@ -197,6 +197,8 @@ _SIZE = st.sampled_from(SIZES)
 _BINARY = st.one_of(st.binary(max_size=300), st.just(b""))
 # Not UTF-8: a lone continuation byte, an overlong form, a surrogate, bytes UTF-8 never has.
 _NOT_UTF8 = st.sampled_from([b"\x80", b"\xc0\xaf", b"\xed\xa0\x80", b"\xff", b"\xf5\x80\x80\x80"])
+# Half a UTF-16 surrogate pair: no character, but JSON's \u escapes can spell it (sent escaped).
+_SURROGATE = st.sampled_from(["\ud800", "\udfff", "a\udbff", "\udc00z", "\ud83d", "id\ud800"])
 
 
 def _client_frame(draw: st.DrawFn, kind: str) -> dict[str, Any]:
@@ -283,7 +285,7 @@ def _kind() -> st.SearchStrategy[str]:
 @st.composite
 def fuzzed(draw: st.DrawFn) -> Fuzzed:
     """One message: mostly a frame (valid, or mutated), sometimes raw text, binary, text that is
-    not UTF-8, or a frame padded to one of the size classes."""
+    not UTF-8, a frame with half a surrogate pair, or a frame padded to one of the size classes."""
     shape = draw(_SHAPE)
     if shape < 40:
         return Fuzzed(raw=draw(_raw_text()))
@@ -292,6 +294,13 @@ def fuzzed(draw: st.DrawFn) -> Fuzzed:
     if shape < 60:
         return Fuzzed(raw=b'{"type":"ping","id":"' + draw(_NOT_UTF8) + b'"}')
     frame = _client_frame(draw, draw(_kind()))
+    if shape < 75:
+        # A surrogate in a field's value, or in a key of its own.
+        if draw(_BOOLS):
+            frame[_pick(draw, sorted(frame))] = draw(_SURROGATE)
+        else:
+            frame[draw(_SURROGATE)] = draw(junk())
+        return Fuzzed(value=frame, ascii_only=True)
     if "id" not in frame and draw(_BOOLS):
         frame["id"] = draw(FIELDS["id"])
     value = _mutated(draw, frame) if shape < 600 else frame

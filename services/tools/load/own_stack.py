@@ -77,7 +77,16 @@ def run_on_own_stack(
         matchmaker_port=free_port(),
         worker=False,
         # Every simulated player comes from this machine's address.
-        extra_env={"BOXEDIN_CONNECTIONS_PER_ADDRESS": str(concurrency + 100)},
+        extra_env={
+            "BOXEDIN_CONNECTIONS_PER_ADDRESS": str(concurrency + 100),
+            "BOXEDIN_IDLE_CONNECTIONS_PER_ADDRESS": str(concurrency + 100),
+            "BOXEDIN_ADDRESS_CONNECTS_BURST": str(concurrency + 100),
+            # An automated player acts as fast as the gateway answers, each on its own credits.
+            "BOXEDIN_ADDRESS_FRAMES_PER_SECOND": str(1000 * concurrency),
+            "BOXEDIN_ADDRESS_FRAMES_BURST": str(1000 * concurrency),
+            "BOXEDIN_ADDRESS_ACTIONS_PER_SECOND": str(1000 * concurrency),
+            "BOXEDIN_ADDRESS_ACTIONS_BURST": str(1000 * concurrency),
+        },
     )
     try:
         stack.start_redis()
