@@ -13,7 +13,7 @@ from typing import Any
 import grpc
 import redis.asyncio as redis
 from fastapi import FastAPI, Request, WebSocket
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from boxedin.common import grpc_client
@@ -33,6 +33,7 @@ from .online import PresenceFeed, WaitingKeeper
 from .presence import Presence
 from .repeats import ActionAnswers
 from .session import Backends, Session
+from .watchers import Watchers
 from .webassets import web_client
 
 _NOT_BUILT = """<!doctype html><meta charset="utf-8"><title>Boxed In</title>
@@ -55,6 +56,9 @@ def create_app(config: Settings | None = None) -> FastAPI:
         presence = Presence(client, config.keys(), uuid.uuid4().hex)
         presence.start()
         app.state.presence = presence
+        watchers = Watchers(client, config.keys(), presence.gateway)
+        watchers.start()
+        hub.count_watchers = watchers.total
         engine_channel = grpc_client.channel(config.engine_address, "gateway", config.service_secret)
         app.state.redis = client
         app.state.engine_channel = engine_channel
@@ -76,6 +80,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
             limits,
             DeviceTokens(client, config.keys()),
             ActionAnswers(client, config.keys()),
+            watchers,
         )
         try:
             yield
@@ -84,6 +89,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
             await keeper.stop()
             await matchmaker_channel.close()
             await presence.stop()
+            await watchers.stop()
             await hub.stop()
             await engine_channel.close()
             await stats_channel.close()
@@ -164,6 +170,12 @@ def create_app(config: Settings | None = None) -> FastAPI:
 
     dist = Path(config.web_dist)
     if (dist / "index.html").is_file():
+
+        @app.get("/watch/{watch_id}", response_class=FileResponse)
+        async def watch_page(watch_id: str) -> FileResponse:
+            """A watch link opens the web client, which reads the watch id from its address."""
+            return FileResponse(dist / "index.html", headers={"Cache-Control": "no-cache"})
+
         app.mount("/", web_client(dist), name="web")
     else:
 

@@ -592,6 +592,49 @@ class Matched(_Model):
         )
 
 
+# --- watching an online game (docs/protocol.md, Watching) -----------------------------------------
+
+
+class WatchLink(_Model):
+    """A player's link for others to watch the game: the same for both players."""
+
+    type: Literal["watch_link"]
+    game: StrictStr
+    watch: StrictStr  # the watch id
+    url: StrictStr  # the path to open in the web client: /watch/<watch id>
+    reply_to: ReplyTo | Absent = None
+
+    @classmethod
+    def build(cls, game: str, watch: str, reply_to: str | int | None = None) -> WatchLink:
+        return cls(type="watch_link", game=game, watch=watch, url=f"/watch/{watch}", **_given(reply_to=reply_to))
+
+
+class Watched(_Model):
+    """The connection watches this game from now on: its state follows, then its updates."""
+
+    type: Literal["watched"]
+    game: StrictStr
+    watch: StrictStr
+    reply_to: ReplyTo | Absent = None
+
+    @classmethod
+    def build(cls, game: str, watch: str, reply_to: str | int | None = None) -> Watched:
+        return cls(type="watched", game=game, watch=watch, **_given(reply_to=reply_to))
+
+
+class Watching(_Model):
+    """How many are watching an online game, over every gateway: to its players and watchers,
+    when they start to follow it and whenever it changes."""
+
+    type: Literal["watching"]
+    game: StrictStr
+    count: Count
+
+    @classmethod
+    def build(cls, game: str, count: int) -> Watching:
+        return cls(type="watching", game=game, count=count)
+
+
 # --- Same Wi-Fi (docs/protocol.md, Same Wi-Fi): a boxedin lan process to its own browser ---------
 
 
@@ -652,6 +695,9 @@ ServerFrame = Annotated[
     | RoomFrame
     | RoomClosed
     | Matched
+    | WatchLink
+    | Watched
+    | Watching
     | LanStatus
     | LanClosed,
     Field(discriminator="type"),
@@ -661,7 +707,7 @@ SERVER_FRAMES: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)
 # the engine's JSON as it is).
 ServerFrameModel = (
     Welcome | Saved | Error | Ack | Pong | Stats | Result | ResetConfirm | OnlineStatus | PresenceFrame | MatchWaiting
-    | MatchCancelled | RoomFrame | RoomClosed | Matched | LanStatus | LanClosed
+    | MatchCancelled | RoomFrame | RoomClosed | Matched | WatchLink | Watched | Watching | LanStatus | LanClosed
 )  # fmt: skip
 
 

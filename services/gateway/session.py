@@ -31,6 +31,8 @@ from .online import PresenceFeed, WaitingKeeper
 from .online_session import OnlinePlay
 from .presence import Presence
 from .repeats import ActionAnswers, Refused
+from .watch_session import WatchPlay
+from .watchers import Watchers
 
 log = logging.getLogger("boxedin.gateway.session")
 
@@ -47,6 +49,7 @@ class Backends:
     limits: GatewayLimits
     tokens: DeviceTokens
     answers: ActionAnswers
+    watchers: Watchers
 
 
 def _summary(saved: common_pb2.SavedGameSummary) -> server_frames.SavedSummary:
@@ -64,7 +67,7 @@ def _summary(saved: common_pb2.SavedGameSummary) -> server_frames.SavedSummary:
     )
 
 
-class Session(OnlinePlay):
+class Session(OnlinePlay, WatchPlay):
     def __init__(self, ws: WebSocket, backends: Backends) -> None:
         self.ws = ws
         self.engine = backends.engine
@@ -76,9 +79,11 @@ class Session(OnlinePlay):
         self.keeper = backends.keeper
         self.tokens = backends.tokens
         self.answers = backends.answers
+        self.watchers = backends.watchers
         self.device: str | None = None
         self.connection = Connection(ws, backends.limits.connection, backends.limits.log)
         self.feed = GameFeed(backends.engine, backends.hub, self.push)
+        self.feed.count_watchers = backends.watchers.total
 
     @property
     def game_id(self) -> str | None:
@@ -149,6 +154,7 @@ class Session(OnlinePlay):
             WEBSOCKET_FRAMES.labels(frame.type).inc()
             if self.device is None and frame.type != "hello":
                 raise Refusal("hello_first", "say hello with your device token first")
+            self.check_may_send(frame)
             await getattr(self, "on_" + frame.type, self.on_action)(frame)
         except Refusal as refusal:
             if reply_to is None:
@@ -172,9 +178,13 @@ class Session(OnlinePlay):
     async def _leave(self, *, hide: bool) -> None:
         """Stops following the game; when the connection ends, the game goes off screen (its
         move clock stands still)."""
-        has_clock, online = self.feed.has_clock, self.feed.online
+        has_clock, online, watched = self.feed.has_clock, self.feed.online, self.watching
         self.keeper.forget_connected(self)
         game_id = await self.feed.detach()
+        if watched:
+            if game_id is not None:
+                await self.watchers.leave(game_id)
+            return
         if hide and game_id is not None and online and self.device:
             await self.away(game_id)
         elif hide and game_id is not None and has_clock and self.device:
