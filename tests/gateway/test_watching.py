@@ -6,7 +6,6 @@ acts, and a link whose game is gone, or one never made, leads nowhere with a cle
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,7 +15,6 @@ from boxedin.common.keys import Keys
 from boxedin.gateway.client_frames import FRAME_TYPES, WATCHER_FRAMES
 from boxedin.supervisor.launcher import Stack
 
-from stacks import make_stack
 from wsclient import Browser
 
 pytestmark = pytest.mark.stack
@@ -60,19 +58,9 @@ class Person(Browser):
             self.receive()
 
 
-@pytest.fixture(scope="module")
-def stack() -> Iterator[Stack]:
-    stack = make_stack("watching", worker=False, extra_env={"BOXEDIN_USE_CELERY": "false"})
-    try:
-        stack.start()
-        yield stack
-    finally:
-        stack.stop()
-
-
 @pytest.fixture
-def url(stack: Stack) -> str:
-    return stack.url()
+def url(live_stack: Stack) -> str:
+    return live_stack.url()
 
 
 def a_game(url: str) -> tuple[Person, Person]:
@@ -187,11 +175,11 @@ def test_only_a_player_of_an_online_game_gets_its_link(url: str) -> None:
     assert eve.error_of(type="watch_link", game=eve.game_id)["code"] == "not_online"
 
 
-def test_the_link_leads_nowhere_once_the_game_is_gone(stack: Stack, url: str) -> None:
+def test_the_link_leads_nowhere_once_the_game_is_gone(live_stack: Stack, url: str) -> None:
     ann, _bob = a_game(url)
     watch_id = watch_id_of(ann)
-    keys = Keys(stack.key_prefix)
-    client = redis.Redis.from_url(str(stack.redis_url))
+    keys = Keys(live_stack.key_prefix)
+    client = redis.Redis.from_url(str(live_stack.redis_url))
     try:
         assert 30 * 24 * 3600 < client.ttl(keys.watch(watch_id)) <= 31 * 24 * 3600
         client.delete(keys.game(ann.game_id))  # what its expiry does, a day after it ended
