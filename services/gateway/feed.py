@@ -149,27 +149,27 @@ class GameFeed:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-    def deliver(self, update: common_pb2.Update) -> None:
+    def deliver(self, update: common_pb2.Update, text: str) -> None:
         """An update of the followed game, from the hub; never waits. The next one goes out at
         once when nothing else is being delivered; otherwise (the feed is busy, updates were
         missed) a task delivers it in its turn: the lock lets its holders in the order they came."""
         if update.game_id != self.game_id or update.seq <= self.seq:
             return
         if update.seq == self.seq + 1 and not self._waiting and not self._lock.locked():
-            self._send_update(update)
+            self._send_update(update, text)
             return
         self._waiting += 1
-        task = asyncio.create_task(self._deliver_in_turn(update))
+        task = asyncio.create_task(self._deliver_in_turn(update, text))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _deliver_in_turn(self, update: common_pb2.Update) -> None:
+    async def _deliver_in_turn(self, update: common_pb2.Update, text: str) -> None:
         try:
             async with self._lock:
                 if update.game_id != self.game_id or update.seq <= self.seq:
                     return
                 if update.seq == self.seq + 1:
-                    self._send_update(update)
+                    self._send_update(update, text)
                 else:
                     await self._catch_up()
         except Exception:
@@ -178,9 +178,9 @@ class GameFeed:
         finally:
             self._waiting -= 1
 
-    def _send_update(self, update: common_pb2.Update) -> None:
+    def _send_update(self, update: common_pb2.Update, text: str | None = None) -> None:
         self.seq = update.seq
-        self.send(update.frame_json)
+        self.send(update.frame_json if text is None else text)
         self._watch_facts(update.facts)
 
     async def _catch_up(self) -> None:

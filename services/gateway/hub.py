@@ -25,8 +25,8 @@ from boxedin.v1 import common_pb2, matchmaker_pb2
 from . import server_frames
 
 log = logging.getLogger("boxedin.gateway.hub")
-# Takes an update without waiting (it may start a task to deliver it).
-Listener = Callable[[common_pb2.Update], None]
+# Takes an update, and its frame's text, without waiting (it may start a task to deliver it).
+Listener = Callable[[common_pb2.Update, str], None]
 # Takes a game's count of watchers without waiting: the same JSON text for every socket.
 CountListener = Callable[[str], None]
 # The total of a game's watchers over every gateway (Watchers.total).
@@ -209,8 +209,11 @@ class UpdateHub:
             except DecodeError:
                 log.error("an update that is not an Update message", extra={"game": game_id})
                 continue
+            # Read out of the message once: each read of a protobuf string makes a new copy, and
+            # every follower of the game (its players and all its watchers) sends the same text.
+            text = update.frame_json
             for listener in list(self.listeners.get(game_id, ())):
                 try:
-                    listener(update)
+                    listener(update, text)
                 except Exception:
                     log.exception("delivering an update failed", extra={"game": game_id})
