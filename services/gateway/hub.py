@@ -25,6 +25,8 @@ from boxedin.v1 import common_pb2, matchmaker_pb2
 from . import server_frames
 
 log = logging.getLogger("boxedin.gateway.hub")
+# The shortest time between two counts of one game's watchers told to its followers.
+COUNT_EVERY_SECONDS = 0.25
 # Takes an update, and its frame's text, without waiting (it may start a task to deliver it).
 Listener = Callable[[common_pb2.Update, str], None]
 # Takes a game's count of watchers without waiting: the same JSON text for every socket.
@@ -123,6 +125,9 @@ class UpdateHub:
                         listener(frame)
                     except Exception:
                         log.exception("telling the count of watchers failed", extra={"game": game_id})
+                # Changes meanwhile (a crowd arriving through a shared link) make one count more,
+                # not one each: every follower is told at most a few times a second.
+                await asyncio.sleep(COUNT_EVERY_SECONDS)
                 if not self._counting[game_id]:
                     return
         except redis.RedisError:

@@ -1,6 +1,6 @@
 """`boxedin load --watchers N` (boxedin.tools.load.watch) against the session's stack, small: a
 few watchers get every update of the watched phase, and the figures it reports are there. The
-figure for 1,000 watchers comes from the command itself (README, docs/runbooks.md)."""
+figure for 1,000 watchers comes from the command itself (README, Other commands)."""
 
 from __future__ import annotations
 
