@@ -121,6 +121,24 @@ class Keys:
         """The id of the device's running online game (the engine's)."""
         return f"{self.prefix}device:{device_hash}:online"
 
+    # --- watching an online game ---------------------------------------------------------------
+
+    def watch(self, watch_id: str) -> str:
+        """The id of the online game a watch link leads to (the engine's)."""
+        return f"{self.prefix}watch:{watch_id}"
+
+    def game_watch(self, game_id: str) -> str:
+        """The watch id of an online game, once a player asked for its link (the engine's)."""
+        return f"{self.prefix}{self.game_tag(game_id)}:watch:{game_id}"
+
+    def watchers(self, game_id: str) -> str:
+        """A hash: each gateway's count of the sockets watching a game (the gateways')."""
+        return f"{self.prefix}watchers:{game_id}"
+
+    def watchers_channel(self) -> str:
+        """Pub/sub channel naming a game whose count of watchers changed (its id as the message)."""
+        return f"{self.prefix}watchers"
+
     # --- the matchmaker -------------------------------------------------------------------------
     # Every matchmaking key shares one hash tag, so each of its Lua scripts touches one slot.
 

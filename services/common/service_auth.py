@@ -44,6 +44,8 @@ METHOD_CALLERS: dict[str, dict[str, frozenset[str]]] = {
         "KeepConnected": _GATEWAY,
         "Leave": _GATEWAY,
         "Rematch": _GATEWAY,
+        "ShareWatch": _GATEWAY,
+        "GetWatchedGame": _GATEWAY,
     },
     "matchmaker": {"*": _GATEWAY},
     "stats": {"*": _GATEWAY},

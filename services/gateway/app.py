@@ -13,7 +13,7 @@ from typing import Any
 import grpc
 import redis.asyncio as redis
 from fastapi import FastAPI, Request, WebSocket
-from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from boxedin.common import grpc_client
@@ -36,6 +36,7 @@ from .online import PresenceFeed, WaitingKeeper
 from .presence import Presence
 from .repeats import ActionAnswers
 from .session import Backends, Session
+from .watchers import Watchers
 from .webassets import web_client
 
 # A websocket through a trusted proxy over its address's budget: its close reason (http_guard.py
@@ -68,6 +69,9 @@ def create_app(config: Settings | None = None) -> FastAPI:
         hub.on_following_changed = presence.changed
         presence.start()
         app.state.presence = presence
+        watchers = Watchers(client, config.keys(), presence.gateway)
+        watchers.start()
+        hub.count_watchers = watchers.total
         engine_channel = grpc_client.channel(config.engine_address, "gateway", config.service_secret)
         app.state.redis = client
         app.state.engine_channel = engine_channel
@@ -91,6 +95,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
             DeviceTokens(client, config.keys()),
             ActionAnswers(client, config.keys()),
             ai_pb2_grpc.AiStub(ai_channel),
+            watchers,
         )
         try:
             yield
@@ -99,6 +104,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
             await keeper.stop()
             await matchmaker_channel.close()
             await presence.stop()
+            await watchers.stop()
             await hub.stop()
             await engine_channel.close()
             await ai_channel.close()
@@ -207,6 +213,12 @@ def create_app(config: Settings | None = None) -> FastAPI:
 
     dist = Path(config.web_dist)
     if (dist / "index.html").is_file():
+
+        @app.get("/watch/{watch_id}", response_class=FileResponse)
+        async def watch_page(watch_id: str) -> FileResponse:
+            """A watch link opens the web client, which reads the watch id from its address."""
+            return FileResponse(dist / "index.html", headers={"Cache-Control": "no-cache"})
+
         app.mount("/", web_client(dist), name="web")
     else:
 

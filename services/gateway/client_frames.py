@@ -164,6 +164,32 @@ class Rematch(Frame):
     want: StrictBool
 
 
+# --- watching an online game (docs/protocol.md, Watching) -----------------------------------------
+
+
+class WatchLinkAsk(Frame):
+    """A player asks for the game's watch link."""
+
+    type: Literal["watch_link"]
+    game: GameId
+
+
+class Watch(Frame):
+    """Opens a watch link: the connection watches the game, and acts in none, until unwatch."""
+
+    type: Literal["watch"]
+    # Checked by the engine, which says what is wrong with one; here it is only bounded.
+    watch: Annotated[str, StringConstraints(min_length=1, max_length=64)]
+
+
+class Unwatch(Frame):
+    type: Literal["unwatch"]
+
+
+# The frames a watching connection may send: every other one is refused (``watcher``).
+WATCHER_FRAMES = frozenset({"hello", "ping", "watch", "unwatch"})
+
+
 ClientFrame = Annotated[
     Hello
     | NewGame
@@ -185,14 +211,17 @@ ClientFrame = Annotated[
     | CloseRoom
     | JoinRoom
     | Leave
-    | Rematch,
+    | Rematch
+    | WatchLinkAsk
+    | Watch
+    | Unwatch,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientFrame)
 FRAME_TYPES = ("hello", "new_game", "resume", "discard", "roll", "draw", "end_turn", "undo", "timeout",
                "resign", "visibility", "ping", "stats", "game_result", "review", "reset_stats", "online_menu",
-               "running_online",
-               "find_match", "cancel_match", "create_room", "close_room", "join_room", "leave", "rematch")  # fmt: skip
+               "running_online", "find_match", "cancel_match", "create_room", "close_room", "join_room", "leave",
+               "rematch", "watch_link", "watch", "unwatch")  # fmt: skip
 
 
 def client_frame_schema() -> dict[str, Any]:

@@ -39,19 +39,31 @@ class GameFeed:
         self.has_clock = False
         self.online = False  # the followed game is an online game
         self.seat = 0  # the device's seat in it
+        # The watch id the followed game is watched with (a watcher's feed reads by it, acts
+        # never, and follows no rematch); empty for a player's.
+        self.watch_id = ""
+        # Reads the total count of a followed online game's watchers, once it is followed.
+        self.count_watchers: Callable[[str], Coroutine[Any, Any, int]] | None = None
         self.on_next_game: NextGame | None = None
         self._next_games: set[str] = set()  # rematches already passed on
         self._tasks: set[asyncio.Task[None]] = set()
         self._lock = asyncio.Lock()
         self._waiting = 0  # updates from the hub waiting for their turn (deliver)
 
-    async def attach(self, snapshot: common_pb2.GameSnapshot, since: int | None = None, reply_to: Any = None) -> None:
-        """Follows a game: sends the whole state, or only the updates after ``since``."""
-        if self.game_id != snapshot.game_id:
+    async def attach(
+        self, snapshot: common_pb2.GameSnapshot, since: int | None = None, reply_to: Any = None, watch_id: str = ""
+    ) -> None:
+        """Follows a game: sends the whole state, or only the updates after ``since``; with
+        ``watch_id``, as a watcher."""
+        first = self.game_id != snapshot.game_id
+        if first:
             await self.detach()
             self.game_id = snapshot.game_id
             await self.hub.follow(snapshot.game_id, self.deliver)
             self.hub.recovery_listeners.add(self.recover)
+            if snapshot.facts.online:
+                self.hub.on_count(snapshot.game_id, self.send)
+        self.watch_id = watch_id
         self.online = snapshot.facts.online
         if snapshot.seat:
             self.seat = snapshot.seat
@@ -61,6 +73,8 @@ class GameFeed:
                 await self._catch_up()
             else:
                 self._send_state(snapshot, reply_to)
+        if first and snapshot.facts.online:
+            await self._send_count(snapshot.game_id)
 
     async def detach(self) -> str | None:
         """Stops following; returns the game that was followed."""
@@ -68,9 +82,28 @@ class GameFeed:
             return None
         game_id, self.game_id, self.seq = self.game_id, None, -1
         self.online, self.seat = False, 0
+        self.watch_id = ""
         self.hub.recovery_listeners.discard(self.recover)
+        self.hub.off_count(game_id, self.send)
         await self.hub.unfollow(game_id, self.deliver)
         return game_id
+
+    async def _send_count(self, game_id: str) -> None:
+        """The count of watchers as the connection starts to follow an online game (then the
+        hub tells it of each change)."""
+        if self.count_watchers is None:
+            return
+        try:
+            count = await self.count_watchers(game_id)
+        except Exception:
+            log.warning("cannot read the count of watchers", extra={"game": game_id})
+            return
+        self.send(server_frames.Watching.build(game_id, count).to_json())
+
+    @property
+    def reader(self) -> str:
+        """The device the engine reads the game for: none for a watcher, who reads by watch id."""
+        return "" if self.watch_id else self.device
 
     def recover(self) -> None:
         """Redis was out of reach: catch up on what was missed, or say that the game is gone
@@ -108,33 +141,35 @@ class GameFeed:
     def _watch_facts(self, facts: common_pb2.GameFacts) -> None:
         """After a frame went out: an online game's rematch that started is followed next. Not
         under the delivery lock: following it takes the lock again."""
+        if self.watch_id:
+            return  # a rematch has a watch link of its own
         if facts.next_game and facts.next_game not in self._next_games and self.on_next_game is not None:
             self._next_games.add(facts.next_game)
             task = asyncio.create_task(self.on_next_game(facts.next_game))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-    def deliver(self, update: common_pb2.Update) -> None:
+    def deliver(self, update: common_pb2.Update, text: str) -> None:
         """An update of the followed game, from the hub; never waits. The next one goes out at
         once when nothing else is being delivered; otherwise (the feed is busy, updates were
         missed) a task delivers it in its turn: the lock lets its holders in the order they came."""
         if update.game_id != self.game_id or update.seq <= self.seq:
             return
         if update.seq == self.seq + 1 and not self._waiting and not self._lock.locked():
-            self._send_update(update)
+            self._send_update(update, text)
             return
         self._waiting += 1
-        task = asyncio.create_task(self._deliver_in_turn(update))
+        task = asyncio.create_task(self._deliver_in_turn(update, text))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _deliver_in_turn(self, update: common_pb2.Update) -> None:
+    async def _deliver_in_turn(self, update: common_pb2.Update, text: str) -> None:
         try:
             async with self._lock:
                 if update.game_id != self.game_id or update.seq <= self.seq:
                     return
                 if update.seq == self.seq + 1:
-                    self._send_update(update)
+                    self._send_update(update, text)
                 else:
                     await self._catch_up()
         except Exception:
@@ -143,9 +178,9 @@ class GameFeed:
         finally:
             self._waiting -= 1
 
-    def _send_update(self, update: common_pb2.Update) -> None:
+    def _send_update(self, update: common_pb2.Update, text: str | None = None) -> None:
         self.seq = update.seq
-        self.send(update.frame_json)
+        self.send(update.frame_json if text is None else text)
         self._watch_facts(update.facts)
 
     async def _catch_up(self) -> None:
@@ -153,7 +188,10 @@ class GameFeed:
         no longer kept. Called with the delivery lock held."""
         assert self.game_id is not None
         reply = await self.engine.GetUpdates(
-            engine_pb2.GetUpdatesRequest(game_id=self.game_id, device=self.device, after_seq=self.seq), timeout=5
+            engine_pb2.GetUpdatesRequest(
+                game_id=self.game_id, device=self.reader, after_seq=self.seq, watch_id=self.watch_id
+            ),
+            timeout=5,
         )
         if reply.complete:
             for update in reply.updates:
@@ -161,7 +199,7 @@ class GameFeed:
                     self._send_update(update)
             return
         snapshot = await self.engine.GetGame(
-            engine_pb2.GetGameRequest(game_id=self.game_id, device=self.device), timeout=5
+            engine_pb2.GetGameRequest(game_id=self.game_id, device=self.reader, watch_id=self.watch_id), timeout=5
         )
         self._send_state(snapshot)
 

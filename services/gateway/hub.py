@@ -22,9 +22,17 @@ from boxedin.common.metrics import REDIS_UP
 from boxedin.common.progress import WATCH
 from boxedin.v1 import common_pb2, matchmaker_pb2
 
+from . import server_frames
+
 log = logging.getLogger("boxedin.gateway.hub")
-# Takes an update without waiting (it may start a task to deliver it).
-Listener = Callable[[common_pb2.Update], None]
+# The shortest time between two counts of one game's watchers told to its followers.
+COUNT_EVERY_SECONDS = 0.25
+# Takes an update, and its frame's text, without waiting (it may start a task to deliver it).
+Listener = Callable[[common_pb2.Update, str], None]
+# Takes a game's count of watchers without waiting: the same JSON text for every socket.
+CountListener = Callable[[str], None]
+# The total of a game's watchers over every gateway (Watchers.total).
+CountWatchers = Callable[[str], Awaitable[int]]
 MatchListener = Callable[[matchmaker_pb2.MatchStarted], Awaitable[None]]
 
 
@@ -49,16 +57,22 @@ class UpdateHub:
         # Connections being told of a started match: the last telling of each, which a next one
         # waits for (a connection hears of its matches one at a time, as they came).
         self._telling: dict[MatchListener, asyncio.Task[None]] = {}
+        # Sockets following a game (players and watchers), told its count of watchers; one
+        # count is read at a time per game, again when it changed meanwhile.
+        self.count_listeners: dict[str, set[CountListener]] = {}
+        self.count_watchers: CountWatchers | None = None
+        self._counting: dict[str, bool] = {}  # game -> changed again while being counted
+        self._counts: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         # A cluster client learns its nodes on its first command; a subscription needs them now.
         await self.client.initialize()
         # A channel of its own keeps the subscription open while no game is followed.
-        await self.pubsub.subscribe(self.own_channel, self.keys.matches_channel())
+        await self.pubsub.subscribe(self.own_channel, self.keys.matches_channel(), self.keys.watchers_channel())
         self._task = asyncio.create_task(self._listen())
 
     async def stop(self) -> None:
-        for telling in list(self._telling.values()):
+        for telling in [*self._telling.values(), *self._counts]:
             telling.cancel()
         if self._task is not None:
             await stop_task(self._task)
@@ -82,6 +96,50 @@ class UpdateHub:
             self.on_following_changed()
             with contextlib.suppress(redis.RedisError):
                 await self.pubsub.unsubscribe(self.keys.channel(game_id))
+
+    def on_count(self, game_id: str, listener: CountListener) -> None:
+        self.count_listeners.setdefault(game_id, set()).add(listener)
+
+    def off_count(self, game_id: str, listener: CountListener) -> None:
+        listeners = self.count_listeners.get(game_id)
+        if listeners is not None:
+            listeners.discard(listener)
+            if not listeners:
+                del self.count_listeners[game_id]
+
+    def _count_changed(self, game_id: str) -> None:
+        if game_id not in self.count_listeners or self.count_watchers is None:
+            return
+        if game_id in self._counting:
+            self._counting[game_id] = True
+            return
+        self._counting[game_id] = False
+        task = asyncio.create_task(self._tell_count(game_id, self.count_watchers))
+        self._counts.add(task)
+        task.add_done_callback(self._counts.discard)
+
+    async def _tell_count(self, game_id: str, count_watchers: CountWatchers) -> None:
+        try:
+            while True:
+                self._counting[game_id] = False
+                count = await count_watchers(game_id)
+                # Encoded once for every socket that follows the game.
+                frame = server_frames.Watching.build(game_id, count).to_json()
+                for listener in list(self.count_listeners.get(game_id, ())):
+                    try:
+                        listener(frame)
+                    except Exception:
+                        log.exception("telling the count of watchers failed", extra={"game": game_id})
+                # Changes meanwhile (a crowd arriving through a shared link) make one count more,
+                # not one each: every follower is told at most a few times a second.
+                await asyncio.sleep(COUNT_EVERY_SECONDS)
+                if not self._counting[game_id]:
+                    return
+        except redis.RedisError:
+            pass  # the next change counts again
+        finally:
+            # No wait between the last look and this: a change from now on starts a new count.
+            self._counting.pop(game_id, None)
 
     def on_match(self, device: str, listener: MatchListener) -> None:
         self.match_listeners.setdefault(device, set()).add(listener)
@@ -123,6 +181,7 @@ class UpdateHub:
     async def _listen(self) -> None:
         prefix = self.keys.channel_prefix.encode()
         matches = self.keys.matches_channel().encode()
+        watchers = self.keys.watchers_channel().encode()
         own = self.own_channel.encode()
         subscribed = False
         # A round a second (1 s more after a failure): the gateway's readiness follows it.
@@ -149,6 +208,9 @@ class UpdateHub:
             if channel == matches:
                 self._match_started(message["data"])
                 continue
+            if channel == watchers:
+                self._count_changed(message["data"].decode())
+                continue
             if not channel.startswith(prefix):
                 continue
             game_id = channel[len(prefix) :].decode()
@@ -157,8 +219,11 @@ class UpdateHub:
             except DecodeError:
                 log.error("an update that is not an Update message", extra={"game": game_id})
                 continue
+            # Read out of the message once: each read of a protobuf string makes a new copy, and
+            # every follower of the game (its players and all its watchers) sends the same text.
+            text = update.frame_json
             for listener in list(self.listeners.get(game_id, ())):
                 try:
-                    listener(update)
+                    listener(update, text)
                 except Exception:
                     log.exception("delivering an update failed", extra={"game": game_id})

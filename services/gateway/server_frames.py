@@ -668,6 +668,49 @@ class RunningOnline(_Model):
         return json.dumps(head, separators=(",", ":"))[:-1] + f',"state":{state_json}}}'
 
 
+# --- watching an online game (docs/protocol.md, Watching) -----------------------------------------
+
+
+class WatchLink(_Model):
+    """A player's link for others to watch the game: the same for both players."""
+
+    type: Literal["watch_link"]
+    game: StrictStr
+    watch: StrictStr  # the watch id
+    url: StrictStr  # the path to open in the web client: /watch/<watch id>
+    reply_to: ReplyTo | Absent = None
+
+    @classmethod
+    def build(cls, game: str, watch: str, reply_to: str | int | None = None) -> WatchLink:
+        return cls(type="watch_link", game=game, watch=watch, url=f"/watch/{watch}", **_given(reply_to=reply_to))
+
+
+class Watched(_Model):
+    """The connection watches this game from now on: its state follows, then its updates."""
+
+    type: Literal["watched"]
+    game: StrictStr
+    watch: StrictStr
+    reply_to: ReplyTo | Absent = None
+
+    @classmethod
+    def build(cls, game: str, watch: str, reply_to: str | int | None = None) -> Watched:
+        return cls(type="watched", game=game, watch=watch, **_given(reply_to=reply_to))
+
+
+class Watching(_Model):
+    """How many are watching an online game, over every gateway: to its players and watchers,
+    when they start to follow it and whenever it changes."""
+
+    type: Literal["watching"]
+    game: StrictStr
+    count: Count
+
+    @classmethod
+    def build(cls, game: str, count: int) -> Watching:
+        return cls(type="watching", game=game, count=count)
+
+
 # --- Same Wi-Fi (docs/protocol.md, Same Wi-Fi): a boxedin lan process to its own browser ---------
 
 
@@ -731,6 +774,9 @@ ServerFrame = Annotated[
     | RoomClosed
     | Matched
     | RunningOnline
+    | WatchLink
+    | Watched
+    | Watching
     | LanStatus
     | LanClosed,
     Field(discriminator="type"),
@@ -740,7 +786,8 @@ SERVER_FRAMES: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)
 # the engine's JSON as it is, review frames the AI service's).
 ServerFrameModel = (
     Welcome | Saved | Error | Ack | Pong | Reconnect | Stats | Result | ResetConfirm | OnlineStatus | PresenceFrame
-    | MatchWaiting | MatchCancelled | RoomFrame | RoomClosed | Matched | RunningOnline | LanStatus | LanClosed
+    | MatchWaiting | MatchCancelled | RoomFrame | RoomClosed | Matched | RunningOnline | WatchLink | Watched | Watching
+    | LanStatus | LanClosed
 )  # fmt: skip
 
 

@@ -41,6 +41,8 @@ from .online import PresenceFeed, WaitingKeeper
 from .online_session import OnlinePlay
 from .presence import Presence
 from .repeats import ActionAnswers, Refused
+from .watch_session import WatchPlay
+from .watchers import Watchers
 
 log = logging.getLogger("boxedin.gateway.session")
 at_zero(RULE_ERRORS, *((reason,) for reason in REASONS))
@@ -62,6 +64,7 @@ class Backends:
     tokens: DeviceTokens
     answers: ActionAnswers
     ai: ai_pb2_grpc.AiAsyncStub
+    watchers: Watchers
 
 
 def _summary(saved: common_pb2.SavedGameSummary) -> server_frames.SavedSummary:
@@ -79,7 +82,7 @@ def _summary(saved: common_pb2.SavedGameSummary) -> server_frames.SavedSummary:
     )
 
 
-class Session(OnlinePlay):
+class Session(OnlinePlay, WatchPlay):
     def __init__(self, ws: WebSocket, backends: Backends) -> None:
         self.ws = ws
         self.engine = backends.engine
@@ -93,10 +96,12 @@ class Session(OnlinePlay):
         self.answers = backends.answers
         self.ai = backends.ai
         self.review_watch: asyncio.Task[None] | None = None
+        self.watchers = backends.watchers
         self.device: str | None = None
         self.connection = Connection(ws, backends.limits.connection, backends.limits.log)
         self.budgets = backends.limits.addresses
         self.feed = GameFeed(backends.engine, backends.hub, self.push)
+        self.feed.count_watchers = backends.watchers.total
 
     @property
     def game_id(self) -> str | None:
@@ -192,6 +197,7 @@ class Session(OnlinePlay):
                 self.connection.active_at = time.monotonic()
             if self.device is None and frame.type != "hello":
                 raise Refusal("hello_first", "say hello with your device token first")
+            self.check_may_send(frame)
             await getattr(self, "on_" + frame.type, self.on_action)(frame)
         except Refusal as refusal:
             if reply_to is None:
@@ -215,9 +221,13 @@ class Session(OnlinePlay):
     async def _leave(self, *, hide: bool) -> None:
         """Stops following the game; when the connection ends, the game goes off screen (its
         move clock stands still)."""
-        has_clock, online = self.feed.has_clock, self.feed.online
+        has_clock, online, watched = self.feed.has_clock, self.feed.online, self.watching
         self.keeper.forget_connected(self)
         game_id = await self.feed.detach()
+        if watched:
+            if game_id is not None:
+                await self.watchers.leave(game_id)
+            return
         if hide and game_id is not None and online and self.device:
             await self.away(game_id)
         elif hide and game_id is not None and has_clock and self.device:

@@ -11,7 +11,13 @@ import { loadName, noteFinished, saveName } from "./state/online";
 import { loadMenuChoices, saveMenuChoices, type MenuChoices, type PracticeChoices, loadPracticeChoices, savePracticeChoices } from "./state/choices";
 import { GAME_SERVER, askPlace, type SameWifiPlace } from "./network/sameWifi";
 
-export type ScreenName = "menu" | "game" | "settings" | "help" | "practice-setup" | "online" | "lan" | StatsScreenName;
+export type ScreenName = "menu" | "game" | "settings" | "help" | "practice-setup" | "online" | "lan" | "watch" | StatsScreenName;
+
+/** The watch id of a watch link's address (/watch/<id>, docs/protocol.md, Watching), or null. */
+export function watchIdOf(path: string): string | null {
+  const found = /^\/watch\/([A-Za-z0-9_-]{1,64})\/?$/.exec(path);
+  return found ? found[1] : null;
+}
 export type StatsScreenName = "statistics" | "achievements" | "leaderboard";
 
 export interface Screen {
@@ -93,6 +99,7 @@ export class App {
       error: (code, message, replyTo) => {
         if (code === "busy" || code === "stale") return;
         if (replyTo !== undefined && this.claimed.has(String(replyTo))) return;
+        if (code === "no_watch" && this.screenName === "watch") return; // the watch screen says it
         toast(message || code);
         if (code === "no_game" && replyTo === undefined && this.conn.sync.gameId !== null) {
           // The game on screen is gone from the server (its data was lost): nothing to wait for.
@@ -129,6 +136,13 @@ export class App {
   start(first: ScreenName = "menu"): void {
     this.conn.connect();
     this.showStatus("connecting");
+    const watchId = watchIdOf(location.pathname);
+    if (watchId !== null) {
+      // Sent once the server welcomes the connection (and again after every reconnect); a watch
+      // page is a game server's, and need not wait to learn where it is.
+      this.conn.watch(watchId);
+      this.show("watch");
+    }
     const slow = new Promise<SameWifiPlace>((resolve) => setTimeout(() => resolve(GAME_SERVER), PLACE_WAIT_MS));
     void Promise.race([askPlace(), slow]).then((place) => {
       this.place = place;

@@ -8,6 +8,7 @@ import { mountMenu } from "./views/menu";
 import { mountOnline } from "./views/onlineView";
 import { mountPracticeSetup } from "./views/practiceSetup";
 import { mountSettings } from "./views/settingsView";
+import { mountWatch } from "./views/watchView";
 import { mountAchievements, mountLeaderboard, mountStatistics } from "./views/statsView";
 
 const root = document.getElementById("app")!;
@@ -19,6 +20,7 @@ app.register("help", mountHelp);
 app.register("practice-setup", mountPracticeSetup);
 app.register("online", mountOnline);
 app.register("lan", mountLan);
+app.register("watch", mountWatch);
 app.register("statistics", mountStatistics);
 app.register("achievements", mountAchievements);
 app.register("leaderboard", mountLeaderboard);

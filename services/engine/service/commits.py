@@ -17,7 +17,7 @@ from boxedin.common.reasons import Refusal, abort
 from boxedin.common.service_auth import calling_service
 from boxedin.engine import codec
 from boxedin.engine.game import Game
-from boxedin.engine.session import online
+from boxedin.engine.session import online, watch
 from boxedin.engine.session.changes import LastStates, update_changes
 from boxedin.engine.session.seats import COMPUTER, Caller, Person, View, authorize
 from boxedin.engine.session.state import game_state, to_json, update_frame
@@ -57,9 +57,24 @@ class CommittingService(engine_pb2_grpc.EngineServicer):
             raise Refusal("no_game", "there is no such game (it may have finished or been replaced)")
         return stored, self.copies.game_as_read(stored)
 
-    async def _load_for(self, game_id: str, device: str, what: View) -> tuple[StoredGame, Game, int]:
+    async def _load_for(
+        self, game_id: str, device: str, what: View, watch_id: str = ""
+    ) -> tuple[StoredGame, Game, int]:
         """Loads a game a device may see, with the device's seat. Only the AI service reads a
-        game without a device: one where the computer has a seat (the seat is then 0)."""
+        game without a device: one where the computer has a seat (the seat is then 0); and a
+        watcher reads an online game with its watch id (seat 0)."""
+        if watch_id and not device and what == "view":
+            watch.check_watch_id(watch_id)
+            try:
+                stored, game = await self._load(game_id)
+                leads_here = await self.store.watched_game_id(watch_id) == game_id
+            except redis.RedisError as exc:
+                raise Refusal("unavailable", "the game store cannot be reached") from exc
+            except Refusal as refusal:
+                raise Refusal("no_watch") if refusal.reason == "no_game" else refusal from None
+            if not leads_here:
+                raise Refusal("no_watch")
+            return stored, game, 0
         if not device and calling_service() == "ai":
             caller: Caller = COMPUTER
         else:

@@ -14,7 +14,7 @@ from boxedin.common.devices import check_device, device_hash
 from boxedin.common.metrics import GAMES_CREATED
 from boxedin.common.reasons import Refusal
 from boxedin.engine.game import Game
-from boxedin.engine.session import online, pipeline
+from boxedin.engine.session import online, pipeline, watch
 from boxedin.engine.session.setup import new_game_id
 from boxedin.engine.session.state import game_state, to_json
 from boxedin.engine.session.table import Table
@@ -221,3 +221,36 @@ class OnlineCalls(CommittingService):
             raise
         snapshot.seat = seat
         return snapshot
+
+    async def ShareWatch(
+        self,
+        request: engine_pb2.GetGameRequest,
+        context: grpc.aio.ServicerContext[engine_pb2.GetGameRequest, engine_pb2.WatchLink],
+    ) -> engine_pb2.WatchLink:
+        return await self._guard(context, self._share_watch(request))
+
+    async def _share_watch(self, request: engine_pb2.GetGameRequest) -> engine_pb2.WatchLink:
+        await self._load_online(request.game_id, request.device)  # a player of an online game
+        try:
+            watch_id = await self.store.watch_id(request.game_id, watch.new_watch_id())
+        except redis.RedisError as exc:
+            raise Refusal("unavailable", "the game store cannot be reached") from exc
+        return engine_pb2.WatchLink(watch_id=watch_id)
+
+    async def GetWatchedGame(
+        self,
+        request: engine_pb2.WatchLink,
+        context: grpc.aio.ServicerContext[engine_pb2.WatchLink, common_pb2.GameSnapshot],
+    ) -> common_pb2.GameSnapshot:
+        return await self._guard(context, self._watched(request.watch_id))
+
+    async def _watched(self, watch_id: str) -> common_pb2.GameSnapshot:
+        watch.check_watch_id(watch_id)
+        try:
+            game_id = await self.store.watched_game_id(watch_id)
+        except redis.RedisError as exc:
+            raise Refusal("unavailable", "the game store cannot be reached") from exc
+        if game_id is None:
+            raise Refusal("no_watch")
+        stored, game, _ = await self._load_for(game_id, "", "view", watch_id)
+        return self._read(stored, game)

@@ -130,10 +130,10 @@ class EngineService(OnlineCalls):
         request: engine_pb2.GetGameRequest,
         context: grpc.aio.ServicerContext[engine_pb2.GetGameRequest, common_pb2.GameSnapshot],
     ) -> common_pb2.GameSnapshot:
-        return await self._guard(context, self._get(request.game_id, request.device))
+        return await self._guard(context, self._get(request.game_id, request.device, request.watch_id))
 
-    async def _get(self, game_id: str, device: str) -> common_pb2.GameSnapshot:
-        stored, game, seat = await self._load_for(game_id, device, "view")
+    async def _get(self, game_id: str, device: str, watch_id: str = "") -> common_pb2.GameSnapshot:
+        stored, game, seat = await self._load_for(game_id, device, "view", watch_id)
         return self._read(stored, game, seat)
 
     async def Act(
@@ -324,7 +324,7 @@ class EngineService(OnlineCalls):
         return await self._guard(context, self._updates(request))
 
     async def _updates(self, request: engine_pb2.GetUpdatesRequest) -> engine_pb2.UpdatesReply:
-        stored, _, _ = await self._load_for(request.game_id, request.device, "view")
+        stored, _, _ = await self._load_for(request.game_id, request.device, "view", request.watch_id)
         updates = await self.store.updates_after(request.game_id, request.after_seq)
         complete = request.after_seq <= stored.seq and (
             (updates and updates[0].seq == request.after_seq + 1) or (not updates and request.after_seq == stored.seq)

@@ -129,6 +129,9 @@ return 0
 # practice game is nobody's saved game (a device may start any number): it lives a day after its
 # last move, running or not (docs/protocol.md).
 RUNNING_GAME_TTL = 30 * 24 * 3600
+# A watch link's pointer outlives a game kept without another move after the link was asked
+# for; a game gone before it leaves the pointer leading nowhere (the game is read behind it).
+WATCH_LINK_TTL = RUNNING_GAME_TTL + FINISHED_GAME_TTL
 PRACTICE_GAME_TTL = 24 * 3600
 # Computer turns kept in a work stream: read ones are deleted, so this only bounds a backlog.
 WORK_KEPT = 100_000
@@ -316,6 +319,31 @@ class GameStore:
             for device in devices:
                 pipe.set(self.keys.online_game(device), game_id, ex=RUNNING_GAME_TTL)
             await pipe.execute()
+
+    async def watch_id(self, game_id: str, made: str) -> str:
+        """The game's watch id: ``made`` unless it has one already (both players share one),
+        renewed with the pointer from the id to the game."""
+        key = self.keys.game_watch(game_id)
+        # NX then GET: the first id made for a game stays; a crash between the two writes is
+        # mended by the next ask, which writes the pointer again.
+        await self.redis.set(key, made, nx=True, ex=WATCH_LINK_TTL)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.get(key)
+            pipe.expire(key, WATCH_LINK_TTL)
+            value, _ = await pipe.execute()
+        watch_id = cast("bytes | None", value)
+        chosen = watch_id.decode() if watch_id else made
+        await self.redis.set(self.keys.watch(chosen), game_id, ex=WATCH_LINK_TTL)
+        return chosen
+
+    async def watched_game_id(self, watch_id: str) -> str | None:
+        key = self.keys.watch(watch_id)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.get(key)
+            pipe.expire(key, WATCH_LINK_TTL)
+            value, _ = await pipe.execute()
+        found = cast("bytes | None", value)  # decode_responses is off
+        return found.decode() if found else None
 
     async def online_game_id(self, device: str) -> str | None:
         value = cast("bytes | None", await self.redis.get(self.keys.online_game(device)))  # decode_responses is off

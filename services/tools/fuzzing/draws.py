@@ -158,6 +158,8 @@ FIELDS: dict[str, st.SearchStrategy[Any]] = {
     "token": st.one_of(st.none(), _texts(80)),
     "name": _name(),
     "code": st.one_of(st.text(CODE_ALPHABET, min_size=6, max_size=6), _texts(40)),
+    # A watch id of the right shape (unknown to the server: no_watch), or any text.
+    "watch": st.one_of(st.text(string.ascii_letters + string.digits + "_-", min_size=24, max_size=24), _texts(70)),
 }
 # game_result makes the server wait up to 5 s for the game to be counted (docs/protocol.md):
 # drawn less often so that a run stays quick.

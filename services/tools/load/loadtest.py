@@ -205,6 +205,12 @@ def run(args: argparse.Namespace) -> int:
         result = run_drain(args.clients, args.spread, think)
         print(json.dumps(result))
         return 0 if rollout_ok(result) else 1
+    # Watching needs a game long enough for both phases of a run.
+    args.mode = args.mode or ("classic" if args.watchers is not None else "mini")
+    if args.watchers is not None:
+        from .watch import run_watch
+
+        return run_watch(args)
     if args.online:
         from .online import run_online
 
@@ -248,7 +254,7 @@ def register(subparsers: Any) -> None:
         help="games at once (default 50; with --online: pairs of players at once, default all)",
     )
     parser.add_argument("--url", default="http://127.0.0.1:8000", help="the gateway (default :8000)")
-    parser.add_argument("--mode", default="mini", help="the mode to play (default mini)")
+    parser.add_argument("--mode", help="the mode to play (default mini; with --watchers, classic)")
     parser.add_argument("--online", action="store_true", help="pair devices through Find Match and play online games")
     parser.add_argument("--pairs", type=int, default=50, help="with --online: pairs of players (default 50)")
     parser.add_argument("--json", action="store_true", help="with --online: print the figures as JSON, not a table")
@@ -278,4 +284,11 @@ def register(subparsers: Any) -> None:
         help="start a stack of its own (no AI) and report the CPU each process spent per 1,000 actions",
     )  # fmt: skip
     parser.add_argument("--engines", type=int, default=1, help="with --own-stack: engine replicas (default 1)")
+    parser.add_argument(
+        "--watchers", type=int, metavar="N",
+        help="watch one online game with N watchers on one gateway: their delivery, and the players' round trip "
+        "with and without them (with --actions, --runs, --mode, --own-stack)",
+    )  # fmt: skip
+    parser.add_argument("--actions", type=int, default=30, help="with --watchers: actions per phase (default 30)")
+    parser.add_argument("--runs", type=int, default=3, help="with --watchers: runs, a game each (default 3)")
     parser.set_defaults(handler=run)

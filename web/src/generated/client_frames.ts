@@ -135,11 +135,30 @@ export type Stats = {
   type: "stats";
 };
 
+export type Unwatch = {
+  id?: string | number | null;
+  type: "unwatch";
+};
+
 export type Visibility = {
   id?: string | number | null;
   type: "visibility";
   game: string;
   visible: boolean;
+};
+
+/** Opens a watch link: the connection watches the game, and acts in none, until unwatch. */
+export type Watch = {
+  id?: string | number | null;
+  type: "watch";
+  watch: string;
+};
+
+/** A player asks for the game's watch link. */
+export type WatchLinkAsk = {
+  id?: string | number | null;
+  type: "watch_link";
+  game: string;
 };
 
 /** Every frame a client sends, told apart by its ``type``. */
@@ -164,4 +183,7 @@ export type ClientFrame =
   | CloseRoom
   | JoinRoom
   | Leave
-  | Rematch;
+  | Rematch
+  | WatchLinkAsk
+  | Watch
+  | Unwatch;

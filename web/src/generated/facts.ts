@@ -52,6 +52,8 @@ export const ERRORS = {
   rematch_over: "the rematch was declined or has started",
   player_gone: "a player did not come back in time, so there is no rematch",
   in_game: "you are playing an online game",
+  no_watch: "this watch link leads to no game: it is mistyped, or the game is gone",
+  watcher: "you are watching this game: a watcher cannot act in it",
   bad_address: "name a game of the list or type its address",
   nobody_waiting: "nobody is waiting to be let in",
   host_left: "the host closed the game",

@@ -463,6 +463,33 @@ export type VisibilityAction = {
   visibility: boolean;
 };
 
+/** A player's link for others to watch the game: the same for both players. */
+export type WatchLink = {
+  type: "watch_link";
+  game: string;
+  watch: string;
+  url: string;
+  reply_to?: string | number;
+};
+
+/** The connection watches this game from now on: its state follows, then its updates. */
+export type Watched = {
+  type: "watched";
+  game: string;
+  watch: string;
+  reply_to?: string | number;
+};
+
+/**
+ * How many are watching an online game, over every gateway: to its players and watchers,
+ * when they start to follow it and whenever it changes.
+ */
+export type Watching = {
+  type: "watching";
+  game: string;
+  count: number;
+};
+
 export type Welcome = {
   type: "welcome";
   device: string;
@@ -498,5 +525,8 @@ export type ServerFrame =
   | RoomClosed
   | Matched
   | RunningOnline
+  | WatchLink
+  | Watched
+  | Watching
   | LanStatus
   | LanClosed;

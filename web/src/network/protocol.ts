@@ -3,7 +3,7 @@
 
 import type {
   EdgeRef, GameState, MatchVia, NewGameOptions, OnlineFrame, PlayerNo, ResetConfirmFrame, ResultFrame, ReviewFrame,
-  RunningOnlineFrame, SavedSummary, ServerFrame, StatsFrame,
+  RunningOnlineFrame, SavedSummary, ServerFrame, StatsFrame, WatchFrame,
 } from "./types";
 import { applyChanges } from "./delta";
 import type { ClientFrame, Draw, Play } from "../generated/client_frames";
@@ -125,6 +125,9 @@ export interface ConnectionEvents {
   /** A frame of online play (online_status, presence, match_waiting, match_cancelled, room,
    * room_closed, matched); after `matched` the connection follows the new game. */
   online?(frame: OnlineFrame): void;
+  /** A frame of watching (docs/protocol.md, Watching): watch_link (a player's link), watched
+   * (this connection now watches the game; its state follows), watching (how many watch). */
+  watch?(frame: WatchFrame): void;
   /** The server issued this device a token (its first hello, or one the server did not issue
    * was replaced): keep it for the next visit. */
   device?(token: string): void;
@@ -177,6 +180,10 @@ export class Connection {
   saved: SavedSummary | null = null;
   /** The online game followed (set by `matched`), or null. */
   online: OnlineSeat | null = null;
+  /** The watch id of the game this connection watches (it then acts in nothing), or null. */
+  watching: string | null = null;
+  /** How many watch the online game followed, as the server last said. */
+  watchers = 0;
   welcomed = false;
   private ws: SocketLike | null = null;
   private attempt = 0;
@@ -248,7 +255,8 @@ export class Connection {
       if (this.ws !== ws) return;
       const hello: Record<string, unknown> = { type: "hello" };
       if (this.device !== null) hello.device = this.device;
-      if (this.sync.gameId) {
+      // A watcher says hello without the game (it is no player of it) and watches again after.
+      if (this.sync.gameId && this.watching === null) {
         hello.game = this.sync.gameId;
         // seq -1: a game matched whose first state has not come yet (the server sends it).
         if (this.sync.seq >= 0) hello.seq = this.sync.seq;
@@ -379,6 +387,7 @@ export class Connection {
         this.setStatus("open");
         this.startPing();
         this.emit("saved", frame.saved);
+        if (this.watching !== null) this.send({ type: "watch", watch: this.watching });
         this.sendAgain();
         return;
       case "state":
@@ -427,6 +436,20 @@ export class Connection {
           this.game = null;
         }
         this.emit("online", frame);
+        return;
+      case "watched":
+        // The game's state follows; whatever was on screen before is not this game.
+        this.sync = { gameId: frame.game, seq: -1 };
+        this.game = null;
+        this.online = null;
+        this.emit("watch", frame);
+        return;
+      case "watching":
+        if (frame.game === this.sync.gameId) this.watchers = frame.count;
+        this.emit("watch", frame);
+        return;
+      case "watch_link":
+        this.emit("watch", frame);
         return;
       default:
         if (ONLINE_FRAMES.has(frame.type)) this.emit("online", frame as OnlineFrame);
@@ -642,8 +665,14 @@ export class Connection {
     return this.send({ type: "discard" });
   }
 
-  /** Forgets the game on screen (the menu shows none); its next hello names no game. */
+  /** Forgets the game on screen (the menu shows none); its next hello names no game. A watched
+   * game is left on the server too. */
   leaveGame(): void {
+    if (this.watching !== null) {
+      this.watching = null;
+      this.send({ type: "unwatch" });
+    }
+    this.watchers = 0;
     this.sync = { gameId: null, seq: 0 };
     this.game = null;
     this.online = null;
@@ -686,5 +715,19 @@ export class Connection {
 
   rematch(game: string, want: boolean): string | null {
     return this.send({ type: "rematch", game, want });
+  }
+
+  // --- watching (docs/protocol.md, "Watching") ---------------------------------------------------
+
+  /** Asks for the watch link of an online game the device plays (answered by watch_link). */
+  shareWatch(game: string): string | null {
+    return this.send({ type: "watch_link", game });
+  }
+
+  /** Watches the game a watch link leads to, from now on and after every reconnect. */
+  watch(watchId: string): string | null {
+    this.leaveGame();
+    this.watching = watchId;
+    return this.send({ type: "watch", watch: watchId });
   }
 }

@@ -60,6 +60,9 @@ export type OnlineFrame =
   | G.RoomClosed
   | G.Matched;
 
+// Watching an online game (docs/protocol.md, "Watching").
+export type WatchFrame = G.WatchLink | G.Watched | G.Watching;
+
 // What an update applied: a player's action ("by" 1 or 2), or what changed around the game.
 export type UpdateAction = G.Update["action"];
 

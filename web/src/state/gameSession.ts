@@ -36,8 +36,13 @@ export class GameSession {
   private awaySince: [number | null, number | null] = [null, null];
   private timeoutSent: { seq: number; at: number } | null = null;
 
-  /** `seat`: the viewer's seat in an online game (1 otherwise). */
-  constructor(private readonly seat: () => PlayerNo, private readonly now: () => number = () => performance.now()) {}
+  /** `seat`: the viewer's seat in an online game (1 otherwise); `watcher`: the viewer watches an
+   * online game by its link and has no seat in it (docs/protocol.md, Watching). */
+  constructor(
+    private readonly seat: () => PlayerNo,
+    private readonly now: () => number = () => performance.now(),
+    readonly watcher = false,
+  ) {}
 
   get practice(): boolean {
     const g = this.game;
@@ -59,13 +64,14 @@ export class GameSession {
 
   /** Whether the viewer may act: a person to move, and in an online game the viewer's own seat. */
   myTurn(g: GameState): boolean {
+    if (this.watcher) return false;
     return isHumanTurn(g) && (g.opponent !== "online" || g.to_move === this.me);
   }
 
   /** Whether to show player `p` as away (the viewer's own connection is the banner's). */
   shownAway(g: GameState, p: PlayerNo): boolean {
     const since = this.awaySince[p - 1];
-    return g.opponent === "online" && !g.over && p !== this.me && since !== null && this.now() - since >= AWAY_SHOWN_AFTER_MS;
+    return g.opponent === "online" && !g.over && (this.watcher || p !== this.me) && since !== null && this.now() - since >= AWAY_SHOWN_AFTER_MS;
   }
 
   /** A frame from the server: applied at once, or held while practice is paused (null). */

@@ -52,7 +52,11 @@ export function mountGame(app: App, root: HTMLElement): Screen {
   // Online games: the move limit under the board, and the other player's connection.
   const moveLimit = h("p", { class: "move-limit", role: "timer", "aria-label": "Time left for the move", hidden: true });
   const awayLine = h("p", { class: "away-line", role: "status", hidden: true });
-  const onlineBar = h("div", { class: "online-bar" }, moveLimit, awayLine);
+  // Watching (docs/protocol.md, Watching): the link for others to watch, and how many do.
+  const watchers = h("p", { class: "watchers-line", role: "status", "aria-live": "polite", hidden: true });
+  const shareBtn = h("button", { type: "button", class: "btn small share-watch", hidden: true }, "Share watch link");
+  const watchLink = h("p", { class: "watch-link", hidden: true });
+  const onlineBar = h("div", { class: "online-bar" }, moveLimit, awayLine, watchers, shareBtn, watchLink);
   const controls = new TurnControls(session);
   const practicePanel = new PracticePanel(board);
   const result = new ResultView(app, session, {
@@ -101,6 +105,10 @@ export function mountGame(app: App, root: HTMLElement): Screen {
   function renderOnline(): void {
     const g = session.game;
     const o = g?.online ?? null;
+    shareBtn.hidden = !o;
+    const count = o ? app.conn.watchers : 0;
+    watchers.hidden = count === 0;
+    watchers.textContent = count === 1 ? "1 watching" : `${count} watching`;
     if (g) scores.renderAway(g);
     if (!g || !o || g.over) {
       moveLimit.hidden = true;
@@ -161,8 +169,23 @@ export function mountGame(app: App, root: HTMLElement): Screen {
         }
       },
       status: () => renderAll(null),
+      watch: (frame) => {
+        if (frame.type === "watching") renderOnline();
+        if (frame.type !== "watch_link" || frame.game !== session.game?.game) return;
+        const url = new URL(frame.url, location.href).href;
+        watchLink.hidden = false;
+        watchLink.replaceChildren("Watch link: ", h("a", { href: url, target: "_blank", rel: "noopener" }, url));
+        navigator.clipboard?.writeText(url).then(
+          () => toast("Watch link copied"),
+          () => undefined, // not allowed here: the link is on screen to copy
+        );
+      },
     }),
   );
+  shareBtn.addEventListener("click", () => {
+    const g = session.game;
+    if (g && !app.conn.shareWatch(g.game)) toast("Not connected — reconnecting…");
+  });
 
   // --- acting ---------------------------------------------------------------------------------
   function pick(edge: EdgeRef): void {

@@ -42,7 +42,7 @@ export class ScoreView {
       nameEl.classList.toggle("long", name.length > 9);
       (card.querySelector(".score-points") as HTMLElement).textContent = String(g.scores[i]);
       const turn = !g.over && g.to_move === p;
-      const mine = onl && p === this.session.me;
+      const mine = onl && !this.session.watcher && p === this.session.me;
       card.classList.toggle("turn", turn);
       (card.querySelector(".turn-label") as HTMLElement).hidden = !turn;
       (card.querySelector(".you-tag") as HTMLElement).hidden = !mine;

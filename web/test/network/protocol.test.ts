@@ -629,3 +629,37 @@ describe("a connection that died without a word", () => {
     expect(h.events).not.toContain("pending:true");
   });
 });
+
+describe("watching a game by its link (docs/protocol.md, Watching)", () => {
+  it("watches once welcomed, and again after a reconnect, saying hello without the game", () => {
+    const { conn, last, welcome } = harness();
+    conn.connect();
+    conn.watch("W".repeat(24));
+    last().open();
+    welcome();
+    expect(last().sent.map((f) => f.type)).toEqual(["hello", "watch"]);
+    expect(last().sent[1].watch).toBe("W".repeat(24));
+    last().receive({ type: "watched", game: "g1", watch: "W".repeat(24) });
+    last().receive({ type: "state", seq: 3, game: makeGame({ game: "g1", seq: 3 }) });
+    last().receive({ type: "watching", game: "g1", count: 2 });
+    expect(conn.sync).toEqual({ gameId: "g1", seq: 3 });
+    expect(conn.watchers).toBe(2);
+    last().drop();
+    conn.connect();
+    last().open();
+    expect(last().sent[0]).toEqual({ type: "hello", device: "D".repeat(43) }); // no game: no player of it
+    welcome();
+    expect(last().sent[1].type).toBe("watch");
+  });
+
+  it("leaving the watched game unwatches it on the server", () => {
+    const { conn, last, welcome } = harness();
+    conn.connect();
+    last().open();
+    welcome();
+    conn.watch("W".repeat(24));
+    conn.leaveGame();
+    expect(last().sent.slice(-2).map((f) => f.type)).toEqual(["watch", "unwatch"]);
+    expect(conn.watching).toBeNull();
+  });
+});

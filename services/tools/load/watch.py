@@ -1,0 +1,237 @@
+"""`boxedin load --watchers N`: what watching costs (docs/protocol.md, Watching). Two players
+meet through Find Match and play; N watchers open the game's watch link on the same gateway. Each
+run plays the same number of actions first without watchers (the baseline), then with them, and
+measures the players' own round trip (action sent to its update) in both, and each update's
+delivery to every watcher (the action sent to the watcher's receiving its update). Three runs,
+each with a game of its own, give the spread."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import re
+import sys
+import time
+from typing import Any
+
+import websockets
+
+from boxedin.common import event_loop
+
+from .loadtest import percentile, ws_url
+from .online import OnlineBroken, OnlinePlayer
+
+# An update frame begins so (the engine's JSON, passed on as it is): the seq is read from the
+# head without parsing a thousand copies of the frame in this one client.
+UPDATE_HEAD = re.compile(rb'^\{"type":"update","seq":(\d+)')
+WAIT_SECONDS = 30.0
+
+
+class Watchers:
+    """N websockets watching one game, each noting when every update reached it."""
+
+    def __init__(self, url: str, count: int) -> None:
+        self.url = url
+        self.count = count
+        self.arrivals: dict[int, list[float]] = {}  # seq -> when it reached each watcher
+        self._sockets: list[Any] = []
+        self._readers: list[asyncio.Task[None]] = []
+
+    async def open(self, watch_id: str, at_once: int = 50) -> None:
+        slots = asyncio.Semaphore(at_once)
+
+        async def one() -> None:
+            async with slots:
+                ws = await websockets.connect(self.url, max_size=2**24, ping_interval=None, close_timeout=2)
+                self._sockets.append(ws)
+                await ws.send(json.dumps({"type": "hello", "id": 1}))
+                await ws.send(json.dumps({"type": "watch", "watch": watch_id, "id": 2}))
+                while True:  # the state comes after `watched`: from then on, every update
+                    frame = json.loads(await asyncio.wait_for(ws.recv(), WAIT_SECONDS))
+                    if frame["type"] == "error":
+                        raise OnlineBroken(f"watch refused: {frame['code']}: {frame['message']}")
+                    if frame["type"] == "state":
+                        break
+                self._readers.append(asyncio.create_task(self._read(ws)))
+
+        await asyncio.gather(*(one() for _ in range(self.count)))
+
+    async def _read(self, ws: Any) -> None:
+        with contextlib.suppress(websockets.WebSocketException):
+            async for message in ws:
+                data = message if isinstance(message, bytes) else message.encode()
+                found = UPDATE_HEAD.match(data)
+                if found:
+                    self.arrivals.setdefault(int(found.group(1)), []).append(time.perf_counter())
+
+    async def until_all_have(self, seq: int) -> None:
+        deadline = time.monotonic() + WAIT_SECONDS
+        while len(self.arrivals.get(seq, ())) < self.count and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
+
+    async def close(self) -> None:
+        for reader in self._readers:
+            reader.cancel()
+        for ws in self._sockets:
+            with contextlib.suppress(OSError, websockets.WebSocketException):
+                await ws.close()
+
+
+async def _answer(mover: OnlinePlayer, seq: int, frame_id: int) -> dict[str, Any] | None:
+    """Receives until the action sent at ``seq`` made its update (None) or was refused (the error)."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    while mover.seq <= seq:
+        frame = await mover.receive(deadline - time.monotonic())
+        if frame["type"] == "error" and frame.get("reply_to") == frame_id:
+            return frame
+    return None
+
+
+async def _catch_up(player: OnlinePlayer, seq: int) -> None:
+    deadline = time.monotonic() + WAIT_SECONDS
+    while player.seq < seq:
+        await player.receive(deadline - time.monotonic())
+
+
+async def play_actions(players: list[OnlinePlayer], actions: int) -> list[tuple[int, float, float]]:
+    """Plays ``actions`` actions (the player to move acts, the other follows); returns each one's
+    (seq it made, when it was sent, its round trip)."""
+    made: list[tuple[int, float, float]] = []
+    while len(made) < actions:
+        state = players[0].state
+        assert state is not None
+        if state["over"]:
+            break
+        mover = next(player for player in players if player.to_move())
+        seq = state["seq"]
+        action = mover.choose_action()
+        sent = time.perf_counter()
+        frame_id = await mover.send({**action, "game": state["game"], "seq": seq})
+        refusal = await _answer(mover, seq, frame_id)
+        if refusal is not None:
+            if refusal["code"] != "stale":
+                raise OnlineBroken(f"{refusal['code']}: {refusal['message']}")
+        else:
+            made.append((seq + 1, sent, time.perf_counter() - sent))
+        for player in players:
+            await _catch_up(player, mover.seq)
+    return made
+
+
+async def one_run(url: str, watchers: int, actions: int, mode: str, run: int) -> dict[str, Any]:
+    players = [OnlinePlayer(url, f"Player {run}-{seat}", seed=run * 2 + seat) for seat in (1, 2)]
+    crowd = Watchers(ws_url(url), watchers)
+    try:
+        for player in players:
+            await player.connect()
+        await players[0].send_find_match(mode)
+        await asyncio.sleep(0)  # the first asks first: the second finds it waiting
+        await asyncio.gather(players[0].await_match(), players[1].find_match(mode))
+        for player in players:
+            deadline = time.monotonic() + WAIT_SECONDS
+            while not player.both_connected():
+                await player.receive(deadline - time.monotonic())
+        baseline = await play_actions(players, actions)
+        game = players[0].state["game"] if players[0].state is not None else ""
+        link = await players[0].request({"type": "watch_link", "game": game})
+        if link["type"] != "watch_link":
+            raise OnlineBroken(f"no watch link: {link}")
+        opened = time.perf_counter()
+        await crowd.open(link["watch"])
+        opening = time.perf_counter() - opened
+        watched = await play_actions(players, actions)
+        deliveries: list[float] = []
+        missed = 0
+        for seq, sent, _ in watched:
+            await crowd.until_all_have(seq)
+            arrivals = crowd.arrivals.get(seq, [])
+            missed += watchers - len(arrivals)
+            deliveries.extend(arrival - sent for arrival in arrivals)
+        return {
+            "baseline_round_trips": [trip for _, _, trip in baseline],
+            "watched_round_trips": [trip for _, _, trip in watched],
+            "deliveries": deliveries,
+            "missed": missed,
+            "opening_seconds": opening,
+        }
+    finally:
+        await crowd.close()
+        for player in players:
+            with contextlib.suppress(OSError, websockets.WebSocketException):
+                await player.close()
+
+
+def _ms(values: list[float], q: float) -> float:
+    return round(percentile(values, q) * 1000, 1)
+
+
+async def run_watch_load(url: str, watchers: int, actions: int, mode: str, runs: int) -> dict[str, Any]:
+    results = []
+    for run in range(runs):
+        results.append(await one_run(url, watchers, actions, mode, run))
+        print(f"run {run + 1}/{runs} done", file=sys.stderr)
+
+    def spread(key: str, q: float) -> dict[str, Any]:
+        figures = [_ms(result[key], q) for result in results]
+        return {"runs": figures, "min": min(figures), "max": max(figures)}
+
+    return {
+        "watchers": watchers,
+        "actions_per_phase": actions,
+        "mode": mode,
+        "runs": runs,
+        "delivery_ms_p50": spread("deliveries", 0.50),
+        "delivery_ms_p99": spread("deliveries", 0.99),
+        "round_trip_ms_p50_without_watchers": spread("baseline_round_trips", 0.50),
+        "round_trip_ms_p50_with_watchers": spread("watched_round_trips", 0.50),
+        "round_trip_ms_p99_without_watchers": spread("baseline_round_trips", 0.99),
+        "round_trip_ms_p99_with_watchers": spread("watched_round_trips", 0.99),
+        "deliveries": sum(len(result["deliveries"]) for result in results),
+        "missed_deliveries": sum(result["missed"] for result in results),
+        "seconds_to_open_all_watchers": [round(result["opening_seconds"], 2) for result in results],
+    }
+
+
+def run_on_own_stack(watchers: int, actions: int, mode: str, runs: int) -> dict[str, Any]:
+    from boxedin.supervisor.launcher import Stack, free_port
+
+    port = free_port()
+    stack = Stack(
+        key_prefix="load-watch:",
+        gateway_port=port,
+        engine_port=free_port(),
+        ai_port=free_port(),
+        stats_port=free_port(),
+        matchmaker_port=free_port(),
+        worker=False,
+        # Every watcher comes from this machine's address.
+        extra_env={"BOXEDIN_CONNECTIONS_PER_ADDRESS": str(watchers + 100)},
+    )
+    try:
+        stack.start_redis()
+        stack.start_engine()
+        stack.start_stats()
+        stack.start_matchmaker()
+        stack.start_gateway(port)
+        stack.wait_ready(port)
+        return event_loop.run(run_watch_load(stack.url(), watchers, actions, mode, runs))
+    finally:
+        stack.stop()
+
+
+def run_watch(args: argparse.Namespace) -> int:
+    if args.watchers < 1 or args.actions < 1 or args.runs < 1:
+        print("boxedin load: --watchers, --actions and --runs are at least 1", file=sys.stderr)
+        return 2
+    try:
+        if args.own_stack:
+            result = run_on_own_stack(args.watchers, args.actions, args.mode, args.runs)
+        else:
+            result = event_loop.run(run_watch_load(args.url, args.watchers, args.actions, args.mode, args.runs))
+    except OSError as exc:
+        print(f"boxedin load: cannot reach {args.url}: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(result))
+    return 0 if result["missed_deliveries"] == 0 else 1

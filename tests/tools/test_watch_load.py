@@ -1,0 +1,21 @@
+"""`boxedin load --watchers N` (boxedin.tools.load.watch) against the session's stack, small: a
+few watchers get every update of the watched phase, and the figures it reports are there. The
+figure for 1,000 watchers comes from the command itself (README, Other commands)."""
+
+from __future__ import annotations
+
+import pytest
+
+from boxedin.common import event_loop
+from boxedin.supervisor.launcher import Stack
+from boxedin.tools.load.watch import run_watch_load
+
+pytestmark = pytest.mark.stack
+
+
+def test_every_watcher_gets_every_update_and_both_round_trips_are_measured(live_stack: Stack) -> None:
+    result = event_loop.run(run_watch_load(live_stack.url(), watchers=3, actions=4, mode="classic", runs=1))
+    assert result["missed_deliveries"] == 0
+    assert result["deliveries"] == 3 * 4
+    for key in ("delivery_ms_p99", "round_trip_ms_p50_without_watchers", "round_trip_ms_p50_with_watchers"):
+        assert len(result[key]["runs"]) == 1 and result[key]["min"] > 0, (key, result[key])
