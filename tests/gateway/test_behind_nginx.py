@@ -22,7 +22,7 @@ import pytest
 import websockets
 from nginx import nginx_in_front, start_gateways
 from websockets.asyncio.client import ClientConnection
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from boxedin.supervisor.launcher import Stack
 from boxedin.tools.load.drain import rollout, rollout_ok
@@ -79,12 +79,16 @@ async def said_hello(url: str, source: str, headers: dict[str, str] | None = Non
 
 
 async def refused(url: str, source: str, headers: dict[str, str] | None = None) -> int:
-    """The close code a connection from ``source`` was refused with."""
+    """The close code a connection from ``source`` was refused with, or the HTTP status its
+    handshake was answered with (a peer that is no trusted proxy is refused before its request
+    is read)."""
     try:
         ws = await said_hello(url, source, headers)
     except ConnectionClosed as closed:
         assert closed.rcvd is not None
         return closed.rcvd.code
+    except InvalidStatus as status:
+        return status.response.status_code
     await ws.close()
     raise AssertionError(f"a connection from {source} was let in")
 
@@ -101,9 +105,10 @@ async def fill_and_overflow(front: Front) -> None:
     bob = [await said_hello(url, BOB) for _ in range(PER_ADDRESS * len(front.gateways))]
     assert await refused(url, BOB) == 1013
     # Eve goes round nginx, straight to a gateway, claiming to be a client with room: a peer
-    # outside the trusted networks is believed about nothing, so she counts as herself.
+    # outside the trusted networks is believed about nothing, so she counts as herself, and is
+    # refused at once, before her request (and its headers) is read.
     eve = [await said_hello(direct[0], EVE, {"X-Forwarded-For": f"127.0.2.{70 + n}"}) for n in range(PER_ADDRESS)]
-    assert await refused(direct[0], EVE, {"X-Forwarded-For": "127.0.2.78", "Forwarded": "for=127.0.2.79"}) == 1013
+    assert await refused(direct[0], EVE, {"X-Forwarded-For": "127.0.2.78", "Forwarded": "for=127.0.2.79"}) == 503
     for ws in ann + bob + eve:
         await ws.close()
 

@@ -129,7 +129,8 @@ def test_a_watcher_is_refused_every_action_and_nothing_changes(url: str) -> None
         "stats": {}, "game_result": {"game": game}, "reset_stats": {}, "online_menu": {"open": True},
         "find_match": {"mode": MODE, "name": "Cat"}, "cancel_match": {}, "create_room": {"mode": MODE, "name": "Cat"},
         "close_room": {}, "join_room": {"code": "ABCD", "name": "Cat"}, "leave": {"game": game},
-        "rematch": {"game": game, "want": True}, "watch_link": {"game": game},
+        "rematch": {"game": game, "want": True}, "watch_link": {"game": game}, "review": {"game": game},
+        "running_online": {},
     }  # fmt: skip
     assert set(acting) == set(FRAME_TYPES) - WATCHER_FRAMES  # every family of frames that acts
     for kind, fields in acting.items():
