@@ -268,9 +268,9 @@ describe("the connection", () => {
     expect(h.last().sent[0]).toEqual({ type: "hello", device: "D".repeat(43), game: "g_test", seq: 9 });
     h.welcome();
     expect(h.conn.status).toBe("open");
-    // The move was no failure: a drop now waits the first backoff step.
+    // The move was no failure: a drop now waits the first quick retry, as any first drop does.
     h.last().drop();
-    expect(h.runTimer()).toBe(500);
+    expect(h.runTimer()).toBe(250);
   });
 
   it("moves at once when the stopping gateway closes before the delay is up", () => {
