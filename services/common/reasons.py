@@ -98,7 +98,7 @@ CATALOGUE: tuple[Reason, ...] = (
     Reason("in_game", _S.FAILED_PRECONDITION, "you are playing an online game"),
     # Watching an online game by its link (docs/protocol.md, Watching).
     Reason("no_watch", _S.NOT_FOUND, "this watch link leads to no game: it is mistyped, or the game is gone"),
-    Reason("watcher", _S.INTERNAL, "you are watching this game: a watcher cannot act in it"),
+    Reason("watcher", _S.PERMISSION_DENIED, "you are watching this game: a watcher cannot act in it"),
     # Same Wi-Fi: a boxedin lan process to its own browser (docs/protocol.md, Same Wi-Fi).
     Reason("bad_address", _S.INVALID_ARGUMENT, "name a game of the list or type its address", "lan"),
     Reason("nobody_waiting", _S.FAILED_PRECONDITION, "nobody is waiting to be let in", "lan"),
