@@ -256,34 +256,44 @@ export function mountMenu(app: App, root: HTMLElement): Screen {
 /** The running online game's card: one tap (Rejoin) brings it back on screen, through the online
  * menu, as the rule book says ("choose Online again in time and you are back in it"). */
 function renderRunning(app: App, game: RunningOnlineGame): HTMLElement {
+  return gameCard(
+    { label: "Online game", extraClass: "online-running", mode: game.mode, overlap: game.overlap },
+    `Online vs ${game.opponent}`,
+    `You ${game.scores[0]} : ${game.scores[1]} ${game.opponent} · Round ${game.round}`,
+    [h("p", { class: "grace-line", role: "timer", "aria-live": "off" }, graceLine(game.opponent, game.graceMs))],
+    [h("button", { type: "button", class: "btn primary", "data-focus-id": "rejoin", onclick: () => app.show("online") }, "Rejoin")],
+  );
+}
+
+/** A game offered back on the menu (the saved game, the running online game): one layout, so the
+ * two cards read alike. */
+function gameCard(
+  card: { label: string; extraClass?: string; mode: string; overlap?: string | null },
+  opponent: string,
+  score: string,
+  notes: HTMLElement[],
+  buttons: HTMLElement[],
+): HTMLElement {
   return h(
     "section",
-    { class: "continue-card online-running", "aria-label": "Online game" },
-    h("h2", {}, "Online game"),
-    h("div", { class: "continue-mode" }, modeName(game.mode) + (game.overlap ? ` · ${overlapName(game.overlap)}` : "")),
-    h("div", { class: "continue-opp" }, `Online vs ${game.opponent}`),
-    h("div", { class: "continue-score" }, `You ${game.scores[0]} : ${game.scores[1]} ${game.opponent} · Round ${game.round}`),
-    h("p", { class: "grace-line", role: "timer", "aria-live": "off" }, graceLine(game.opponent, game.graceMs)),
-    h(
-      "div",
-      { class: "continue-buttons" },
-      h("button", { type: "button", class: "btn primary", "data-focus-id": "rejoin", onclick: () => app.show("online") }, "Rejoin"),
-    ),
+    { class: card.extraClass ? `continue-card ${card.extraClass}` : "continue-card", "aria-label": card.label },
+    h("h2", {}, card.label),
+    h("div", { class: "continue-mode" }, modeName(card.mode) + (card.overlap ? ` · ${overlapName(card.overlap)}` : "")),
+    h("div", { class: "continue-opp" }, opponent),
+    h("div", { class: "continue-score" }, score),
+    ...notes,
+    h("div", { class: "continue-buttons" }, ...buttons),
   );
 }
 
 function renderContinue(app: App, saved: SavedSummary, rerender: () => void): HTMLElement {
   const names = saved.opponent === "ai" ? ["You", "AI"] : saved.opponent === "practice" ? ["You", "Computer"] : ["Player 1", "Player 2"];
-  return h(
-    "section",
-    { class: "continue-card", "aria-label": "Continue game" },
-    h("h2", {}, "Continue game"),
-    h("div", { class: "continue-mode" }, modeName(saved.mode) + (saved.overlap ? ` · ${overlapName(saved.overlap)}` : "")),
-    h("div", { class: "continue-opp" }, opponentLabel(saved.opponent, saved.level)),
-    h("div", { class: "continue-score" }, `${names[0]} ${saved.scores[0]} : ${saved.scores[1]} ${names[1]} · Round ${saved.round}`),
-    h(
-      "div",
-      { class: "continue-buttons" },
+  return gameCard(
+    { label: "Continue game", mode: saved.mode, overlap: saved.overlap },
+    opponentLabel(saved.opponent, saved.level),
+    `${names[0]} ${saved.scores[0]} : ${saved.scores[1]} ${names[1]} · Round ${saved.round}`,
+    [],
+    [
       h("button", { type: "button", class: "btn primary", "data-focus-id": "resume", onclick: () => app.resumeSaved() }, "Resume"),
       h(
         "button",
@@ -309,7 +319,7 @@ function renderContinue(app: App, saved: SavedSummary, rerender: () => void): HT
         },
         "Discard",
       ),
-    ),
+    ],
   );
 }
 
