@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 import time
 from typing import Any
@@ -20,6 +18,8 @@ from boxedin.ai.evaluation import CandidateStats, Replies
 from boxedin.ai.turn import take_turn
 from boxedin.engine.game import Game
 from boxedin.engine.rules import MODES
+
+from .celery_workers import celery_workers, own_redis
 
 
 class Counting:
@@ -92,19 +92,10 @@ def measure(games: list[Game], evaluator_for: Any, budget: float) -> dict[str, f
 
 
 def run(args: argparse.Namespace) -> int:
-    from boxedin.supervisor.launcher import ROOT, Stack
-
     if args.turns < 1 or args.budget <= 0:
         print("boxedin ai pool: --turns and --budget are above 0", file=sys.stderr)
         return 2
-    redis_stack = Stack()
-    try:
-        # The Redis comes first: the Celery app takes its broker from the settings when imported.
-        redis_stack.start_redis()
-        os.environ.update({"BOXEDIN_REDIS_URL": str(redis_stack.redis_url), "BOXEDIN_KEY_PREFIX": "pool-bench:"})
-        from boxedin.common.settings import settings
-
-        settings.cache_clear()
+    with own_redis("pool-bench:"):
         from boxedin.ai.service.fanout import CeleryEvaluator
         from boxedin.ai.service.thinking import SHARES
 
@@ -112,31 +103,14 @@ def run(args: argparse.Namespace) -> int:
         die = MODES["classic"].rules.die
         results: dict[str, Any] = {"turns": len(games), "budget_seconds": args.budget}
         results["workers_0"] = measure(games, lambda g: in_process(die), args.budget)
-        env = {**os.environ, "BOXEDIN_WORKER_METRICS_PORT": "0"}
         rules = MODES["classic"].rules
         wire = [rules.boxes, list(rules.sizes), int(rules.overlap), rules.die or 0, rules.capturing_edge_free,
                 rules.capture_owes_line]  # fmt: skip
         for workers in (1, 2):
-            worker = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "boxedin.ai.tasks", "worker", "--concurrency", str(workers),
-                 "--prefetch-multiplier", "1", "--pool", "prefork", "--loglevel", "WARNING",
-                 "--without-gossip", "--without-mingle", "--without-heartbeat"],
-                env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            )  # fmt: skip
-            try:
-                ping = [sys.executable, "-m", "celery", "-A", "boxedin.ai.tasks", "inspect", "ping", "--timeout", "1"]
-                deadline = time.monotonic() + 60
-                while subprocess.run(ping, env=env, cwd=ROOT, capture_output=True, check=False).returncode:
-                    if time.monotonic() > deadline:
-                        raise RuntimeError("the Celery worker did not answer")
+            with celery_workers(workers):
                 results[f"workers_{workers}"] = measure(
                     games, lambda g: CeleryEvaluator(wire, SHARES, 5.0), args.budget
                 )
-            finally:
-                worker.terminate()
-                worker.wait()
-    finally:
-        redis_stack.stop()
     print(json.dumps(results))
     return 0
 

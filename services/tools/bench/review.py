@@ -12,9 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import statistics
-import subprocess
 import sys
 import time
 import uuid
@@ -24,6 +22,8 @@ from boxedin.ai.turn import take_turn
 from boxedin.engine import codec
 from boxedin.engine.game import Game
 from boxedin.engine.rules import MODES
+
+from .celery_workers import celery_workers, own_redis
 
 GAMES = ("classic", "standard")
 
@@ -95,41 +95,15 @@ def measure(records: dict[str, bytes], runs: int, timeout: float) -> dict[str, A
 
 
 def run(args: argparse.Namespace) -> int:
-    from boxedin.supervisor.launcher import ROOT, Stack
-
     if args.runs < 1 or args.timeout <= 0:
         print("boxedin bench review: --runs and --timeout are above 0", file=sys.stderr)
         return 2
-    redis_stack = Stack()
-    try:
-        # The Redis comes first: the Celery app takes its broker from the settings when imported.
-        redis_stack.start_redis()
-        os.environ.update({"BOXEDIN_REDIS_URL": str(redis_stack.redis_url), "BOXEDIN_KEY_PREFIX": "review-bench:"})
-        from boxedin.common.settings import settings
-
-        settings.cache_clear()
+    with own_redis("review-bench:"):
         records = {mode: codec.encode(hard_game(mode, f"review-bench:{mode}")) for mode in GAMES}
         results: dict[str, Any] = {"runs": args.runs}
-        env = {**os.environ, "BOXEDIN_WORKER_METRICS_PORT": "0"}
         for workers in args.workers:
-            worker = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "boxedin.ai.tasks", "worker", "--concurrency", str(workers),
-                 "--prefetch-multiplier", "1", "--pool", "prefork", "--loglevel", "WARNING", "-Q", "analysis",
-                 "--without-gossip", "--without-mingle", "--without-heartbeat"],
-                env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            )  # fmt: skip
-            try:
-                ping = [sys.executable, "-m", "celery", "-A", "boxedin.ai.tasks", "inspect", "ping", "--timeout", "1"]
-                deadline = time.monotonic() + 60
-                while subprocess.run(ping, env=env, cwd=ROOT, capture_output=True, check=False).returncode:
-                    if time.monotonic() > deadline:
-                        raise RuntimeError("the Celery worker did not answer")
+            with celery_workers(workers, queue="analysis"):
                 results[f"workers_{workers}"] = measure(records, args.runs, args.timeout)
-            finally:
-                worker.terminate()
-                worker.wait()
-    finally:
-        redis_stack.stop()
     print(json.dumps(results))
     return 0
 
