@@ -33,8 +33,9 @@ STACK_FIXTURES = frozenset({"redis_url", "live_stack", "live_gateway"})
 def pytest_cmdline_main(config: pytest.Config) -> None:
     """A run of the pure tests alone (``-m "not stack"``) spreads over the machine's cores with
     pytest-xdist: they share nothing (no stack, no port, no Redis). A run with whole-stack tests
-    stays in one process, where the stacks they start would compete for the same cores. ``-n``
-    given on the command line (``-n 0``: one process) wins."""
+    is spread only when asked (``scripts/test`` asks for two processes, each file in one, and runs
+    the tests marked ``alone`` after them by themselves). ``-n`` given on the command line (``-n 0``:
+    one process) wins."""
     if (
         config.getoption("markexpr", "") == "not stack"
         and config.pluginmanager.hasplugin("xdist")

@@ -38,7 +38,8 @@ from edge_policy import choose_edge
 from stacks import OUTPUT, make_stack
 
 # Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
-pytestmark = pytest.mark.stack
+# Alone: they hold the time play takes to resume to a limit (scripts/test runs them after the rest).
+pytestmark = [pytest.mark.stack, pytest.mark.alone]
 
 # Pause of a player between seeing its turn and acting (a quick person).
 MOVE_PAUSE = 0.25

@@ -70,7 +70,10 @@ def web_url(request: pytest.FixtureRequest) -> Iterator[str]:
     yield str(url).rstrip("/")
 
 
-@pytest.fixture(scope="session")
+# A module's own: Playwright's sync API holds an event loop in this thread while it runs, and a
+# test after it that calls asyncio.run (any file, as two test processes deal them out) would find
+# that loop running. Chromium starts in about a second, once a file.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 

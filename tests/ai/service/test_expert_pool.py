@@ -15,7 +15,8 @@ from stacks import make_stack
 from wsclient import Browser
 
 # Whole-stack: real processes on loopback (`pytest -m "not stack"` leaves them out).
-pytestmark = pytest.mark.stack
+# Alone: it holds Expert's turns to their think budget (scripts/test runs it after the rest).
+pytestmark = [pytest.mark.stack, pytest.mark.alone]
 
 
 def ai_metrics(stack: Stack) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
