@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import ipaddress
+import itertools
 import json
 import logging
 import socket
@@ -312,8 +313,19 @@ class EngineRouter(_Stub):
     watches them; ``close()`` closes every channel."""
 
     def __init__(
-        self, address: str, caller: str, secret: str, partitions: int, *, resolve_seconds: float = 10.0
+        self,
+        address: str,
+        caller: str,
+        secret: str,
+        partitions: int,
+        *,
+        resolve_seconds: float = 10.0,
+        routing: str = "partition",
     ) -> None:
+        if routing not in ("partition", "round_robin"):
+            raise ValueError(f"engine routing is partition or round_robin, not {routing!r}")
+        self.round_robin = routing == "round_robin"
+        self._turns = itertools.count()
         self.address = EngineAddress.parse(address)
         self.partitions = partitions
         self.resolve_seconds = resolve_seconds
@@ -462,6 +474,10 @@ class EngineRouter(_Stub):
                 grpc.aio.Metadata(),
                 details=f"no engine endpoint: {self.address} resolved to none",
             )
+        if self.round_robin:
+            live = [endpoint for endpoint in ranked if not endpoint.down]
+            if live:
+                return live[next(self._turns) % len(live)]
         for endpoint in ranked:
             if not endpoint.down:
                 return endpoint
@@ -478,6 +494,7 @@ async def engine_router(config: Settings, caller: str) -> EngineRouter:
         config.service_secret,
         config.work_partitions,
         resolve_seconds=config.engine_resolve_seconds,
+        routing=config.engine_routing,
     )
     await router.start()
     return router

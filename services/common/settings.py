@@ -33,6 +33,9 @@ class Settings(BaseSettings):
     # (boxedin.common.engine_router).
     engine_address: str = "127.0.0.1:50051"
     engine_resolve_seconds: float = Field(default=10.0, gt=0)
+    # "partition": each game's calls to its replica; "round_robin": every call to the next live
+    # replica in turn (as before issue 32, kept as the baseline `boxedin bench replicas` measures).
+    engine_routing: Literal["partition", "round_robin"] = "partition"
     ai_address: str = "127.0.0.1:50052"
     stats_address: str = "127.0.0.1:50053"
     matchmaker_address: str = "127.0.0.1:50054"
