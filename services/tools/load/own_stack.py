@@ -12,8 +12,9 @@ import asyncio
 import os
 import time
 import urllib.request
-from typing import Any
+from typing import Any, cast
 
+import redis
 from prometheus_client.parser import text_string_to_metric_families
 
 from boxedin.common import event_loop
@@ -61,6 +62,17 @@ def gc_pauses(metrics_url: str) -> dict[str, tuple[float, float, float]]:
         paused = _total(samples, "boxedin_gc_pause_seconds_sum", generation=generation)
         figures[generation] = (paused, count, count - within)
     return figures
+
+
+def game_reads(redis_url: str) -> int:
+    """The HGETALL calls Redis has served: an engine reads a game whole with one (store.load),
+    when its copy of the game is missing or behind."""
+    client = redis.Redis.from_url(redis_url)
+    try:
+        stats = cast("dict[str, dict[str, int]]", client.info("commandstats"))
+    finally:
+        client.close()
+    return int(stats.get("cmdstat_hgetall", {}).get("calls", 0))
 
 
 def _cpu(stack: Stack) -> dict[str, float]:
@@ -154,10 +166,12 @@ def run_on_own_stack(
             stack.wait_ready(gateway_port)
         watched = [*stack.engines, *stack.gateways]
         gc_before = {name: gc_pauses(stack.metrics_url(name)) for name in watched}
+        reads_before = game_reads(str(stack.redis_url))
         before, client_before, wall_before = _cpu(stack), time.process_time(), time.perf_counter()
         urls = [ws_url(stack.url(replica)) for replica in range(gateways)]
         result = event_loop.run(_load_over(urls, games, concurrency, mode, think=think, seconds=seconds, ramp=ramp))
         after, client_after, wall_after = _cpu(stack), time.process_time(), time.perf_counter()
+        reads = game_reads(str(stack.redis_url)) - reads_before
         applied = {name: actions_applied(stack.metrics_url(name)) for name in stack.engines}
         gc_after = {name: gc_pauses(stack.metrics_url(name)) for name in watched}
     finally:
@@ -170,6 +184,7 @@ def run_on_own_stack(
     result["engines"] = engines
     result["gateways"] = gateways
     result["routing"] = routing
+    result["game_reads_per_1000_actions"] = round(1000 * reads / actions, 1) if actions else 0.0
     result["actions_applied_by"] = applied
     result["think_seconds"] = think
     result["cpu_seconds_per_1000_actions"] = {

@@ -13,7 +13,7 @@ import pytest
 
 from boxedin.common.engine_router import ranking
 from boxedin.common.keys import partition_of
-from boxedin.supervisor.launcher import Stack, free_port
+from boxedin.supervisor.launcher import Stack
 from boxedin.tools.load.own_stack import actions_applied
 
 from stacks import make_stack
@@ -44,20 +44,11 @@ class TwoEngines:
 
 @pytest.fixture(scope="module")
 def engines() -> Iterator[TwoEngines]:
-    ports = {"engine": free_port(), "engine-2": free_port()}
-    stack = make_stack("affinity", worker=False)
+    # As `boxedin up --engines 2` starts it: the gateway, the AI and the matchmaker get both.
+    stack = make_stack("affinity", worker=False, engine_replicas=2)
     try:
-        stack.start_redis()
-        for name, port in ports.items():
-            stack.start_engine(port, name=name)
-        stack.start_stats()
-        stack.start_matchmaker()
-        stack.extra_env["BOXEDIN_ENGINE_ADDRESS"] = ",".join(f"127.0.0.1:{port}" for port in ports.values())
-        stack.start_gateway(stack.gateway_port)
-        for name, port in ports.items():
-            stack.wait_serving(name, port)
-        stack.wait_ready(stack.gateway_port)
-        yield TwoEngines(stack, ports)
+        stack.start()
+        yield TwoEngines(stack, dict(stack.engines))
     finally:
         stack.stop()
 
