@@ -335,6 +335,7 @@ class EngineRouter(_Stub):
         self._rankings: list[list[_Endpoint]] = [[] for _ in range(partitions)]
         self._resolver: asyncio.Task[None] | None = None
         self._started = False
+        self._closing: set[asyncio.Task[None]] = set()
         if self.address.fixed and not self.address.names:
             self._set_endpoints(list(self.address.fixed))
         self.CreateGame = _Routed(self, _new_game, lambda stub: stub.CreateGame)
@@ -396,7 +397,10 @@ class EngineRouter(_Stub):
             for partition in range(self.partitions)
         ]
         for endpoint in gone:
-            asyncio.get_running_loop().create_task(self._close(endpoint))
+            # Kept until done: the event loop holds only weak references to its tasks.
+            closing = asyncio.get_running_loop().create_task(self._close(endpoint))
+            self._closing.add(closing)
+            closing.add_done_callback(self._closing.discard)
         log.info("engine endpoints", extra={"endpoints": sorted(self._endpoints)})
 
     def _watch(self, endpoint: _Endpoint) -> None:

@@ -10,6 +10,7 @@ import itertools
 import json
 from collections import Counter
 
+import grpc
 import pytest
 import redis.asyncio as aioredis
 
@@ -18,7 +19,7 @@ from boxedin.common.keys import Keys
 from boxedin.common.service_auth import act_as
 from boxedin.engine.service.server import EngineService
 from boxedin.engine.service.store import GameStore
-from boxedin.v1 import common_pb2, engine_pb2
+from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 
 ENDPOINTS = ["10.0.0.1:50051", "10.0.0.2:50051", "10.0.0.3:50051", "10.0.0.4:50051"]
 PARTITIONS = 1024  # many, so that the shares and movements below are not luck
@@ -167,5 +168,77 @@ def test_a_game_whose_actions_reach_two_replicas_in_turn_plays_as_on_one(redis_u
             assert alternating == single
         finally:
             await client.aclose()
+
+    asyncio.run(scenario())
+
+
+class _NamedEngine(engine_pb2_grpc.EngineServicer):
+    """A real gRPC Engine server on loopback that answers an action with its own name, so that a
+    test sees which replica a call reached."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def Act(self, request: engine_pb2.ActRequest, context: object) -> common_pb2.GameSnapshot:  # type: ignore[override]
+        return common_pb2.GameSnapshot(game_id=request.game_id, state_json=self.name)
+
+
+async def _serve(name: str) -> tuple[grpc.aio.Server, int]:
+    server = grpc.aio.server()
+    engine_pb2_grpc.add_EngineServicer_to_server(_NamedEngine(name), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    return server, port
+
+
+def test_a_replica_that_stops_answering_gives_its_games_to_the_next_and_gets_them_back() -> None:
+    async def scenario() -> None:
+        (first, first_port), (second, second_port) = await _serve("first"), await _serve("second")
+        names = {f"127.0.0.1:{first_port}": "first", f"127.0.0.1:{second_port}": "second"}
+        router = EngineRouter(",".join(names), "gateway", SECRET, 16)
+        await router.start()
+        try:
+            games = [f"g_game{i:012d}" for i in range(40)]
+            owner = {game: names[router.owner(game)] for game in games}
+            assert set(owner.values()) == {"first", "second"}
+            for game in games:
+                reply = await router.Act(engine_pb2.ActRequest(game_id=game), timeout=5)
+                assert reply.state_json == owner[game]
+            await first.stop(0)  # as a kill: its connections close
+            # Every game goes on at once, the first replica's at the second (within the call).
+            for game in games:
+                reply = await router.Act(engine_pb2.ActRequest(game_id=game), timeout=5)
+                assert reply.state_json == "second"
+            assert router.live == [f"127.0.0.1:{second_port}"]
+            # Back on the same port, it gets its own games back once its channel is ready.
+            again = grpc.aio.server()
+            engine_pb2_grpc.add_EngineServicer_to_server(_NamedEngine("first again"), again)
+            again.add_insecure_port(f"127.0.0.1:{first_port}")
+            await again.start()
+            try:
+                async with asyncio.timeout(10):
+                    while len(router.live) < 2:
+                        await asyncio.sleep(0.05)
+                for game in games:
+                    reply = await router.Act(engine_pb2.ActRequest(game_id=game), timeout=5)
+                    assert reply.state_json == {"first": "first again", "second": "second"}[owner[game]]
+            finally:
+                await again.stop(0)
+        finally:
+            await router.close()
+            await second.stop(0)
+
+    asyncio.run(scenario())
+
+
+def test_a_name_in_the_address_is_resolved_to_the_replicas_it_names() -> None:
+    async def scenario() -> None:
+        router = EngineRouter("dns:///localhost:50999", "gateway", SECRET, 16, resolve_seconds=0.05)
+        await router.start()
+        try:
+            assert "127.0.0.1:50999" in router.endpoints
+            assert router.owner("g_any") in router.endpoints
+        finally:
+            await router.close()
 
     asyncio.run(scenario())
