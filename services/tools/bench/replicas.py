@@ -48,7 +48,7 @@ def _figure(values: list[float]) -> dict[str, float]:
 def run(args: argparse.Namespace) -> int:
     from boxedin.tools.load.own_stack import run_on_own_stack
 
-    if args.runs < 1 or args.seconds <= 0 or args.concurrency < 1:
+    if args.runs < 1 or args.seconds <= 0 or args.concurrency < 1 or (args.players_per_engine or 1) < 1:
         print("boxedin bench replicas: --runs and --concurrency are at least 1, --seconds above 0", file=sys.stderr)
         return 2
     chosen = [c for c in CONFIGURATIONS if c[0] in args.engines and c[1] in args.gateways]
@@ -57,8 +57,9 @@ def run(args: argparse.Namespace) -> int:
         for engines, gateways, routing in chosen:
             label = f"{engines} engines, {gateways} gateways, {routing}"
             print(f"run {run_number + 1}/{args.runs}: {label}", file=sys.stderr)
+            players = args.concurrency if args.players_per_engine is None else args.players_per_engine * engines
             result = run_on_own_stack(
-                1_000_000, args.concurrency, args.mode, engines=engines, think=args.think,
+                1_000_000, players, args.mode, engines=engines, think=args.think,
                 seconds=args.seconds, ramp=args.ramp, gateways=gateways, routing=routing,
             )  # fmt: skip
             if result["failed_games"]:
@@ -87,10 +88,14 @@ def run(args: argparse.Namespace) -> int:
             row["engine_cpu_vs_1_replica"] = _figure(ratios)
         rows.append(row)
     if args.json:
-        print(json.dumps({"mode": args.mode, "seconds": args.seconds, "concurrency": args.concurrency, "rows": rows}))
+        load = {"concurrency": args.concurrency, "players_per_engine": args.players_per_engine}
+        print(json.dumps({"mode": args.mode, "seconds": args.seconds, **load, "rows": rows}))
         return 0
+    played_by = f"{args.concurrency} players"
+    if args.players_per_engine is not None:
+        played_by = f"{args.players_per_engine} players an engine"
     print(
-        f"engine CPU per action ({args.mode}, {args.concurrency} players, think {args.think} s, "
+        f"engine CPU per action ({args.mode}, {played_by}, think {args.think} s, "
         f"{args.seconds:.0f} s a run, {args.runs} runs: median [min-max])"
     )
     print(
@@ -121,6 +126,10 @@ def add_to(targets: Any) -> None:
     parser.add_argument("--seconds", type=float, default=10.0, help="seconds of load per configuration and run")
     parser.add_argument("--ramp", type=float, default=1.0, help="seconds of starting players, not counted (default 1)")
     parser.add_argument("--concurrency", type=int, default=40, help="players at once (default 40)")
+    parser.add_argument(
+        "--players-per-engine", type=int, metavar="N",
+        help="N players for each engine replica in place of --concurrency: the same load per replica",
+    )  # fmt: skip
     parser.add_argument("--think", type=float, default=0.05, help="seconds between a game's actions (default 0.05)")
     parser.add_argument("--mode", default="classic", help="the mode played (default classic)")
     parser.add_argument("--engines", type=int, nargs="+", default=[1, 2, 4], help="engine replica counts (1 2 4)")
