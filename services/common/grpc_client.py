@@ -2,7 +2,8 @@
 address resolves to (round_robin; in Kubernetes a dns:/// address of a headless Service), and a
 call waits for a replica to be ready, up to its own deadline, rather than failing at once while
 a restarted replica comes back. The servers end connections now and then (grpc_server.py) so that
-clients find replicas added since."""
+clients find replicas added since. The engine's callers go through engine_router instead, which
+sends each game's calls to one replica."""
 
 from __future__ import annotations
 

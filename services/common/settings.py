@@ -28,7 +28,14 @@ class Settings(BaseSettings):
     # share one Redis never touch each other's keys.
     key_prefix: str = "boxedin:"
 
+    # The engine replicas: a comma list of host:port, or a name resolved to all its addresses (a
+    # headless Service), again every engine_resolve_seconds; each game's calls go to one of them
+    # (boxedin.common.engine_router).
     engine_address: str = "127.0.0.1:50051"
+    engine_resolve_seconds: float = Field(default=10.0, gt=0)
+    # "partition": each game's calls to its replica; "round_robin": every call to the next live
+    # replica in turn (as before issue 32, kept as the baseline `boxedin bench replicas` measures).
+    engine_routing: Literal["partition", "round_robin"] = "partition"
     ai_address: str = "127.0.0.1:50052"
     stats_address: str = "127.0.0.1:50053"
     matchmaker_address: str = "127.0.0.1:50054"

@@ -17,12 +17,13 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTex
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from boxedin.common import grpc_client
+from boxedin.common.engine_router import engine_router
 from boxedin.common.metrics import WEBSOCKET_CLOSES, WEBSOCKETS
 from boxedin.common.progress import LIVENESS, WATCH
 from boxedin.common.redis_client import connect
 from boxedin.common.service_auth import check_secret
 from boxedin.common.settings import Settings, settings
-from boxedin.v1 import ai_pb2_grpc, engine_pb2_grpc, matchmaker_pb2_grpc, stats_pb2_grpc
+from boxedin.v1 import ai_pb2_grpc, matchmaker_pb2_grpc, stats_pb2_grpc
 
 from . import ops
 from .budgets import client_address
@@ -72,19 +73,19 @@ def create_app(config: Settings | None = None) -> FastAPI:
         watchers = Watchers(client, config.keys(), presence.gateway)
         watchers.start()
         hub.count_watchers = watchers.total
-        engine_channel = grpc_client.channel(config.engine_address, "gateway", config.service_secret)
+        engine = await engine_router(config, "gateway")
         app.state.redis = client
-        app.state.engine_channel = engine_channel
+        app.state.engine = engine
         stats_channel = grpc_client.channel(config.stats_address, "gateway", config.service_secret)
         matchmaker_channel = grpc_client.channel(config.matchmaker_address, "gateway", config.service_secret)
         ai_channel = grpc_client.channel(config.ai_address, "gateway", config.service_secret)
         matchmaker = matchmaker_pb2_grpc.MatchmakerStub(matchmaker_channel)
         presence_feed = PresenceFeed(matchmaker_pb2_grpc.PresenceStub(matchmaker_channel))
         presence_feed.start()
-        keeper = WaitingKeeper(matchmaker, engine_pb2_grpc.EngineStub(engine_channel), config.online_keep_seconds)
+        keeper = WaitingKeeper(matchmaker, engine, config.online_keep_seconds)
         keeper.start()
         app.state.backends = Backends(
-            engine_pb2_grpc.EngineStub(engine_channel),
+            engine,
             hub,
             stats_pb2_grpc.StatsStub(stats_channel),
             presence,
@@ -106,7 +107,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
             await presence.stop()
             await watchers.stop()
             await hub.stop()
-            await engine_channel.close()
+            await engine.close()
             await ai_channel.close()
             await stats_channel.close()
             await client.aclose()
@@ -201,7 +202,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
         try:
             # typeshed's HealthStub declares no methods: grpc's generated __init__ sets them.
             check: grpc.aio.UnaryUnaryMultiCallable[health_pb2.HealthCheckRequest, health_pb2.HealthCheckResponse] = (
-                health_pb2_grpc.HealthStub(request.app.state.engine_channel).Check  # type: ignore[attr-defined]
+                health_pb2_grpc.HealthStub(request.app.state.engine.any_channel()).Check  # type: ignore[attr-defined]
             )
             reply = await check(health_pb2.HealthCheckRequest(service=LIVENESS), timeout=2)
             checks["engine"] = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status).lower()

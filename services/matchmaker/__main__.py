@@ -6,12 +6,12 @@ import asyncio
 
 import grpc
 
-from boxedin.common import grpc_client
+from boxedin.common.engine_router import engine_router
 from boxedin.common.grpc_server import serve
 from boxedin.common.logs import setup_logging
 from boxedin.common.redis_client import connect
 from boxedin.common.settings import settings
-from boxedin.v1 import engine_pb2_grpc, matchmaker_pb2_grpc
+from boxedin.v1 import matchmaker_pb2_grpc
 
 from .figures import WaitingFigures
 from .queue import MatchQueue
@@ -24,8 +24,7 @@ async def main() -> None:
     setup_logging("matchmaker", config.log_level)
     client = connect(config)
     keys = config.keys()
-    engine_channel = grpc_client.channel(config.engine_address, "matchmaker", config.service_secret)
-    engine = engine_pb2_grpc.EngineStub(engine_channel)
+    engine = await engine_router(config, "matchmaker")
 
     rooms = Rooms(client, keys, config.join_tries_per_device, config.join_tries_per_address)
     # A waiting player's place lapses after three of the gateways' rounds of keeping it.
@@ -40,7 +39,7 @@ async def main() -> None:
 
     async def stop() -> None:
         await figures.stop()
-        await engine_channel.close()
+        await engine.close()
         await client.aclose()
 
     await serve(

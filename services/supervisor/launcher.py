@@ -132,6 +132,9 @@ class Stack:
     stats_port: int = port_of(default("stats_address"))
     matchmaker_port: int = port_of(default("matchmaker_address"))
     gateway_replicas: int = 1
+    # Engine replicas: the first on engine_port, the others on free ports; the gateway, the AI and
+    # the matchmaker get them all (BOXEDIN_ENGINE_ADDRESS), and send each game's calls to one.
+    engine_replicas: int = 1
     worker: bool = True
     # A second Celery worker, serving only the reviews' analysis queue; without it the AI
     # service analyses reviews itself (BOXEDIN_REVIEW_ON_WORKERS).
@@ -149,6 +152,8 @@ class Stack:
     # metrics_ports["gateway"]).
     gateway_metrics: dict[str, int] = field(default_factory=dict)
     engines: dict[str, int] = field(default_factory=dict)
+    # The ports of the engine replicas beyond the first (engine_replicas), picked at start.
+    extra_engine_ports: list[int] = field(default_factory=list)
     matchmakers: dict[str, int] = field(default_factory=dict)
     # The local Redis: with ``redis_data`` it keeps an append-only file in that folder, which
     # outlives the stack; else it works in a temporary folder removed on stop, with an
@@ -191,7 +196,9 @@ class Stack:
             {
                 "BOXEDIN_REDIS_URL": str(self.redis_url),
                 "BOXEDIN_KEY_PREFIX": self.key_prefix,
-                "BOXEDIN_ENGINE_ADDRESS": f"127.0.0.1:{self.engine_port}",
+                "BOXEDIN_ENGINE_ADDRESS": ",".join(
+                    f"127.0.0.1:{port}" for port in [self.engine_port, *self.extra_engine_ports]
+                ),
                 "BOXEDIN_AI_ADDRESS": f"127.0.0.1:{self.ai_port}",
                 "BOXEDIN_STATS_ADDRESS": f"127.0.0.1:{self.stats_port}",
                 "BOXEDIN_MATCHMAKER_ADDRESS": f"127.0.0.1:{self.matchmaker_port}",
@@ -332,11 +339,12 @@ class Stack:
     def start_engine(self, port: int | None = None, name: str = "engine") -> None:
         """The engine service; a second replica takes another ``port`` and ``name``."""
         env = self.env()
+        serving = port or self.engine_port
+        # An engine serves its own address (its callers are given every replica's).
+        env["BOXEDIN_ENGINE_ADDRESS"] = f"127.0.0.1:{serving}"
         if port is not None:
-            env["BOXEDIN_ENGINE_ADDRESS"] = f"127.0.0.1:{port}"
             self.metrics_ports[name] = free_port()
             env["BOXEDIN_ENGINE_METRICS_PORT"] = str(self.metrics_ports[name])
-        serving = port or self.engine_port
         self._start(name, [sys.executable, "-m", "boxedin.engine.service"], env, self._grpc_ready(name, serving))
         self.engines[name] = serving
 
@@ -446,6 +454,9 @@ class Stack:
         if self.redis_url is None:
             self.start_redis()
         self.start_engine()
+        self.extra_engine_ports = [free_port() for _ in range(self.engine_replicas - 1)]
+        for index, port in enumerate(self.extra_engine_ports):
+            self.start_engine(port, name=f"engine-{index + 2}")
         self.start_ai()
         self.start_stats()
         self.start_matchmaker()
@@ -458,7 +469,8 @@ class Stack:
         ports = [self.gateway_port] + [free_port() for _ in range(self.gateway_replicas - 1)]
         for port in ports:
             self.start_gateway(port)
-        self.wait_serving("engine", self.engine_port)
+        for name, port in list(self.engines.items()):
+            self.wait_serving(name, port)
         self.wait_serving("ai", self.ai_port)
         self.wait_serving("stats", self.stats_port)
         self.wait_serving("matchmaker", self.matchmaker_port)

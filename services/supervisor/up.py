@@ -120,6 +120,9 @@ def run(args: argparse.Namespace) -> int:
 
     config = settings()
     redis_url = os.environ.get("BOXEDIN_REDIS_URL") or os.environ.get("REDIS_URL")
+    if args.engines < 1:
+        print("boxedin up: --engines is at least 1", file=sys.stderr)
+        return 2
 
     def grpc_port(address: str) -> int:
         return int(address.rsplit(":", 1)[1])
@@ -180,6 +183,7 @@ def run(args: argparse.Namespace) -> int:
         ai_port=services["ai"].port,
         stats_port=services["stats"].port,
         matchmaker_port=services["matchmaker"].port,
+        engine_replicas=args.engines,
         metrics_ports={"worker": config.worker_metrics_port} | {name: entry.port for name, entry in metrics.items()},
         worker=not args.no_worker,
         analysis_worker=not args.no_worker,
@@ -199,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         parts = [
             "Redis at REDIS_URL" if redis_url else "a local Redis",
-            "the engine",
+            "the engine" if args.engines == 1 else f"{args.engines} engine replicas",
             "the AI",
             "the statistics",
             "the matchmaker",
@@ -232,6 +236,10 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("up", help="run the whole service locally")
     parser.add_argument("--port", type=int, help="the gateway's port (default BOXEDIN_GATEWAY_PORT or 8000)")
     parser.add_argument("--no-worker", action="store_true", help="no Celery worker: Expert thinks in-process")
+    parser.add_argument(
+        "--engines", type=int, default=1, metavar="N",
+        help="engine replicas (default 1): the first on BOXEDIN_ENGINE_ADDRESS's port, the others on free ports",
+    )  # fmt: skip
     parser.add_argument("--logs", help="a folder for each process's log (default: logs are not kept)")
     parser.add_argument("--lan-port", type=int, help="the Same Wi-Fi app's port (boxedin lan; default 8090)")
     parser.add_argument("--no-lan", action="store_true", help="no Same Wi-Fi app (the tab says how to start one)")

@@ -25,6 +25,7 @@ import kubernetes_validate
 import pytest
 
 from boxedin.common import service_auth
+from boxedin.common.engine_router import EngineAddress
 from boxedin.common.keys import celery_queue
 from boxedin.common.progress import LIVENESS
 
@@ -396,6 +397,15 @@ def test_services_reach_each_other_through_their_services(rendered: Rendered) ->
         service = rendered.get("Service", host)
         assert service["spec"]["clusterIP"] == "None"
         assert {"name": "grpc", "port": int(port), "targetPort": "grpc", "protocol": "TCP"} in service["spec"]["ports"]
+        assert not service["spec"].get("publishNotReadyAddresses")  # a pod not ready is not resolved
+    # The engine's callers resolve its Service's name to every pod (boxedin.common.engine_router).
+    if "engine" not in rendered.deployments():
+        return
+    engine = EngineAddress.parse(settings["BOXEDIN_ENGINE_ADDRESS"])
+    assert not engine.fixed and [host for host, _ in engine.names] == [
+        rendered.get("Service", host)["metadata"]["name"] for host, _ in engine.names
+    ]
+    assert settings["BOXEDIN_ENGINE_ROUTING"] == "partition"
 
 
 def test_only_the_gateway_is_exposed(rendered: Rendered) -> None:

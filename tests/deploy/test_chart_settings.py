@@ -79,7 +79,10 @@ def test_values_settings_reach_the_configmap(chart: helm.Chart) -> None:
         elif isinstance(value, float):
             changed[key] = round(value + 0.5, 2)
         else:
-            other = {"logLevel": "DEBUG", "engine": "python", "clientAddressHeader": "forwarded"}
+            other = {
+                "logLevel": "DEBUG", "engine": "python", "clientAddressHeader": "forwarded",
+                "engineRouting": "round_robin",
+            }  # fmt: skip
             changed[key] = {**other, "trustedProxies": "10.1.0.0/16"}.get(key, f"{value}x")
     settings = render(chart, {"settings": changed, "extraEnv": {"BOXEDIN_SOMETHING_NEW": 5}}).settings()
     for key, value in changed.items():

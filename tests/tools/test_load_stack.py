@@ -27,11 +27,14 @@ def test_the_load_on_its_own_stack_reports_the_cpu_of_every_process_and_spreads_
     cpu = result["cpu_seconds_per_1000_actions"]
     assert {"engine", "engine-2", "gateway", "redis", "load client"} <= set(cpu)
     assert all(seconds > 0 for name, seconds in cpu.items() if name in ("engine", "engine-2", "gateway", "redis"))
-    # The gateway's round_robin channel gives both replicas actions to apply (a game's new_game
-    # and its rolls and draws), and every action counted by the players was applied by one.
+    # Each game's calls go to the replica of its partition (the many short games of the run fall
+    # in both replicas' partitions), and every action counted by the players was applied by one.
     applied = result["actions_applied_by"]
     assert set(applied) == {"engine", "engine-2"} and min(applied.values()) > 0
     assert sum(applied.values()) >= result["all_actions_answered"]
+    # Its copy of the game current, a replica reads a game whole about once (round robin: about
+    # every other action).
+    assert result["routing"] == "partition" and result["game_reads_per_1000_actions"] < 150
     # Garbage collection pauses of the engines and the gateway, by generation.
     assert set(result["gc"]) == {"engine", "engine-2", "gateway"}
     assert set(result["gc"]["gateway"]) == {"generation 0", "generation 1", "generation 2"}

@@ -8,14 +8,14 @@ import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 
-from boxedin.common import grpc_client
+from boxedin.common.engine_router import engine_router
 from boxedin.common.grpc_server import serve
 from boxedin.common.logs import setup_logging
 from boxedin.common.metrics import EXPERT_POOL_ENABLED
 from boxedin.common.parent_watch import end_with_parent
 from boxedin.common.redis_client import connect
 from boxedin.common.settings import settings
-from boxedin.v1 import ai_pb2_grpc, engine_pb2_grpc
+from boxedin.v1 import ai_pb2_grpc
 
 from .reviews import Reviews
 from .server import AiService
@@ -40,8 +40,7 @@ async def main() -> None:
         )
 
     thinker = Thinker(config, make_executor)
-    channel = grpc_client.channel(config.engine_address, "ai", config.service_secret)
-    engine = engine_pb2_grpc.EngineStub(channel)
+    engine = await engine_router(config, "ai")
     turns = TurnPlayer(config, client, engine, thinker)
     reviews = Reviews(config, client, engine)
     await turns.start()
@@ -50,7 +49,7 @@ async def main() -> None:
         await turns.stop()
         thinker.shutdown()
         reviews.shutdown()
-        await channel.close()
+        await engine.close()
         await client.aclose()
 
     await serve(

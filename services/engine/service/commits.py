@@ -196,6 +196,9 @@ class CommittingService(engine_pb2_grpc.EngineServicer):
         rev = await self.store.commit(
             game_id, mode_of(game), -1, codec.encode(game), table, change, record_json=record_json
         )
+        if not rev:
+            # The id is stored already: only a caller's chosen id can be (CreateGameRequest.game_id).
+            raise Refusal("busy", "a game with this id exists already; try again")
         self.copies.keep(StoredGame(game_id, 0, b"", table, rev, record_json), game)
 
     async def _guard(self, context: grpc.aio.ServicerContext[_Request, _Reply], work: Awaitable[_Reply]) -> _Reply:

@@ -11,11 +11,12 @@ import grpc
 import redis.asyncio as redis
 
 from boxedin.common.devices import check_device, device_hash
+from boxedin.common.game_ids import new_game_id
 from boxedin.common.metrics import GAMES_CREATED
 from boxedin.common.reasons import Refusal
 from boxedin.engine.game import Game
 from boxedin.engine.session import online, pipeline, watch
-from boxedin.engine.session.setup import new_game_id
+from boxedin.engine.session.setup import game_id_for
 from boxedin.engine.session.state import game_state, to_json
 from boxedin.engine.session.table import Table
 from boxedin.v1 import common_pb2, engine_pb2
@@ -54,6 +55,7 @@ class OnlineCalls(CommittingService):
         return await self._guard(context, self._create_online(request))
 
     async def _create_online(self, request: engine_pb2.OnlineGameRequest) -> common_pb2.GameSnapshot:
+        game_id = game_id_for(request.game_id)
         game, table = online.new_online_game(
             [(seat.device, seat.name) for seat in request.seats],
             mode=request.mode,
@@ -64,7 +66,7 @@ class OnlineCalls(CommittingService):
             lease=self.lease,
             settle=self.settle,
         )
-        return await self._start_online(new_game_id(), game, table)
+        return await self._start_online(game_id, game, table)
 
     async def _start_online(self, game_id: str, game: Game, table: Table) -> common_pb2.GameSnapshot:
         """Stores a new online game and makes it each player's running online game."""

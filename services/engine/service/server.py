@@ -23,7 +23,7 @@ from boxedin.engine.game import Game
 from boxedin.engine.rules import MODES
 from boxedin.engine.session import clock, pipeline
 from boxedin.engine.session.seats import DEADLINE, Caller, Computer, Deadline, Person, authorize
-from boxedin.engine.session.setup import new_game, new_game_id
+from boxedin.engine.session.setup import game_id_for, new_game
 from boxedin.engine.session.state import game_state, to_json
 from boxedin.v1 import common_pb2, engine_pb2
 
@@ -99,6 +99,7 @@ class EngineService(OnlineCalls):
     async def _create(self, request: engine_pb2.CreateGameRequest) -> common_pb2.GameSnapshot:
         setup = request.setup
         device = device_hash(request.device)
+        game_id = game_id_for(request.game_id)
         game, table = new_game(
             device,
             mode=setup.mode,
@@ -112,7 +113,6 @@ class EngineService(OnlineCalls):
         )
         now = time.time()
         clock.restart(game, table, now)
-        game_id = new_game_id()
         change = Commit(computer_turn=self._computer_turn(game_id, 0, game, table, None))
         try:
             await self._store_new(game_id, game, table, change)

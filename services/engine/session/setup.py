@@ -7,6 +7,7 @@ import secrets
 import time
 
 from boxedin.common.choices import CLOCKS, LEVELS
+from boxedin.common.game_ids import is_game_id, new_game_id
 from boxedin.common.reasons import Refusal
 from boxedin.engine.actions import GameError
 from boxedin.engine.dice import normalise_seed
@@ -100,5 +101,11 @@ def new_game(
     return game, table
 
 
-def new_game_id() -> str:
-    return "g_" + secrets.token_urlsafe(12)
+def game_id_for(chosen: str) -> str:
+    """A new game's id: the one its caller drew (the engine router draws it to pick the replica
+    the game's calls go to), or a new one when it chose none."""
+    if not chosen:
+        return new_game_id()
+    if not is_game_id(chosen):
+        raise Refusal("malformed", "a new game's id is g_ and 16 URL-safe characters")
+    return chosen

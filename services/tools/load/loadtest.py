@@ -193,7 +193,6 @@ def ws_url(base: str) -> str:
     return base.replace("http://", "ws://").replace("https://", "wss://") + "/ws"
 
 
-
 def run(args: argparse.Namespace) -> int:
     if args.drain:
         from .drain import rollout_ok, run_drain
@@ -224,9 +223,14 @@ def run(args: argparse.Namespace) -> int:
     if args.own_stack:
         from .own_stack import run_on_own_stack
 
+        if args.engines < 1 or args.gateways < 1:
+            print("boxedin load: --engines and --gateways are at least 1", file=sys.stderr)
+            return 2
+
         result = run_on_own_stack(
             args.games, concurrency, args.mode,
             engines=args.engines, think=args.think, seconds=args.seconds, ramp=args.ramp,
+            gateways=args.gateways, routing=args.routing,
         )  # fmt: skip
         print(json.dumps(result))
         return 0 if result["failed_games"] == 0 else 1
@@ -284,6 +288,11 @@ def register(subparsers: Any) -> None:
         help="start a stack of its own (no AI) and report the CPU each process spent per 1,000 actions",
     )  # fmt: skip
     parser.add_argument("--engines", type=int, default=1, help="with --own-stack: engine replicas (default 1)")
+    parser.add_argument("--gateways", type=int, default=1, help="with --own-stack: gateways (default 1)")
+    parser.add_argument(
+        "--routing", choices=["partition", "round_robin"], default="partition",
+        help="with --own-stack: each game's calls to its engine replica (default), or every call to the next",
+    )  # fmt: skip
     parser.add_argument(
         "--watchers", type=int, metavar="N",
         help="watch one online game with N watchers on one gateway: their delivery, and the players' round trip "

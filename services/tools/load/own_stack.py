@@ -1,16 +1,20 @@
 """`boxedin load --own-stack`: the local-games load against a stack the command starts for itself
-(Redis, ``engines`` engine replicas, one gateway, the stats service and the matchmaker; no AI:
-the games are local), so that it can say where the time goes: the CPU seconds each process
-spent per 1,000 actions, read from /proc, beside the round trips. The gateway spreads its calls
-over the engine replicas (round_robin, as in Kubernetes)."""
+(Redis, ``engines`` engine replicas, ``gateways`` gateways, the stats service and the matchmaker;
+no AI: the games are local), so that it can say where the time goes: the CPU seconds each process
+spent per 1,000 actions, read from /proc, beside the round trips. Each gateway sends a game's
+calls to the engine replica of its partition (boxedin.common.engine_router), or with ``routing``
+round_robin every call to the next replica, the baseline of `boxedin bench replicas`; the players
+are spread evenly over the gateways."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 import urllib.request
-from typing import Any
+from typing import Any, cast
 
+import redis
 from prometheus_client.parser import text_string_to_metric_families
 
 from boxedin.common import event_loop
@@ -60,12 +64,65 @@ def gc_pauses(metrics_url: str) -> dict[str, tuple[float, float, float]]:
     return figures
 
 
+def game_reads(redis_url: str) -> int:
+    """The HGETALL calls Redis has served: an engine reads a game whole with one (store.load),
+    when its copy of the game is missing or behind."""
+    client = redis.Redis.from_url(redis_url)
+    try:
+        stats = cast("dict[str, dict[str, int]]", client.info("commandstats"))
+    finally:
+        client.close()
+    return int(stats.get("cmdstat_hgetall", {}).get("calls", 0))
+
+
 def _cpu(stack: Stack) -> dict[str, float]:
     return {name: cpu_seconds(process.pid) for name, process in stack.processes.items()}
 
 
+async def _load_over(
+    urls: list[str], games: int, concurrency: int, mode: str, *, think: float, seconds: float | None, ramp: float
+) -> dict[str, Any]:
+    """The load, its players spread evenly over the gateways; the totals of every gateway's."""
+    if len(urls) == 1:
+        return await run_load(urls[0], games, concurrency, mode, think=think, seconds=seconds, ramp=ramp)
+    shares = [(games * (i + 1)) // len(urls) - (games * i) // len(urls) for i in range(len(urls))]
+    players = [(concurrency * (i + 1)) // len(urls) - (concurrency * i) // len(urls) for i in range(len(urls))]
+    parts = await asyncio.gather(
+        *(
+            run_load(url, max(1, share), max(1, each), mode, think=think, seconds=seconds, ramp=ramp)
+            for url, share, each in zip(urls, shares, players, strict=True)
+        )
+    )
+    seconds_taken = max(part["seconds"] for part in parts)
+    errors: dict[str, int] = {}
+    for part in parts:
+        for code, count in part["errors"].items():
+            errors[code] = errors.get(code, 0) + count
+    return {
+        "games": sum(part["games"] for part in parts),
+        "failed_games": sum(part["failed_games"] for part in parts),
+        "concurrency": concurrency,
+        "mode": mode,
+        "seconds": seconds_taken,
+        "actions": sum(part["actions"] for part in parts),
+        "actions_per_second": round(sum(part["actions"] for part in parts) / seconds_taken, 1) if seconds_taken else 0,
+        "round_trip_ms_by_gateway": [part["round_trip_ms"] for part in parts],
+        "errors": errors,
+        "all_actions": sum(part["all_actions"] for part in parts),
+    }
+
+
 def run_on_own_stack(
-    games: int, concurrency: int, mode: str, *, engines: int, think: float, seconds: float | None, ramp: float
+    games: int,
+    concurrency: int,
+    mode: str,
+    *,
+    engines: int,
+    think: float,
+    seconds: float | None,
+    ramp: float,
+    gateways: int = 1,
+    routing: str = "partition",
 ) -> dict[str, Any]:
     port = free_port()
     stack = Stack(
@@ -97,19 +154,24 @@ def run_on_own_stack(
         stack.start_matchmaker()
         engine_address = "ipv4:" + ",".join(f"127.0.0.1:{p}" for p in ports)
         stack.extra_env["BOXEDIN_ENGINE_ADDRESS"] = engine_address
-        stack.start_gateway(port)
+        stack.extra_env["BOXEDIN_ENGINE_ROUTING"] = routing
+        gateway_ports = [port] + [free_port() for _ in range(gateways - 1)]
+        for gateway_port in gateway_ports:
+            stack.start_gateway(gateway_port)
         for name, engine_port in stack.engines.items():
             stack.wait_serving(name, engine_port)
         stack.wait_serving("stats", stack.stats_port)
         stack.wait_serving("matchmaker", stack.matchmaker_port)
-        stack.wait_ready(port)
-        watched = [*stack.engines, "gateway"]
+        for gateway_port in gateway_ports:
+            stack.wait_ready(gateway_port)
+        watched = [*stack.engines, *stack.gateways]
         gc_before = {name: gc_pauses(stack.metrics_url(name)) for name in watched}
+        reads_before = game_reads(str(stack.redis_url))
         before, client_before, wall_before = _cpu(stack), time.process_time(), time.perf_counter()
-        result = event_loop.run(
-            run_load(ws_url(stack.url()), games, concurrency, mode, think=think, seconds=seconds, ramp=ramp)
-        )
+        urls = [ws_url(stack.url(replica)) for replica in range(gateways)]
+        result = event_loop.run(_load_over(urls, games, concurrency, mode, think=think, seconds=seconds, ramp=ramp))
         after, client_after, wall_after = _cpu(stack), time.process_time(), time.perf_counter()
+        reads = game_reads(str(stack.redis_url)) - reads_before
         applied = {name: actions_applied(stack.metrics_url(name)) for name in stack.engines}
         gc_after = {name: gc_pauses(stack.metrics_url(name)) for name in watched}
     finally:
@@ -120,6 +182,9 @@ def run_on_own_stack(
     spent = {name: after[name] - before[name] for name in after if name in before}
     spent["load client"] = client_after - client_before
     result["engines"] = engines
+    result["gateways"] = gateways
+    result["routing"] = routing
+    result["game_reads_per_1000_actions"] = round(1000 * reads / actions, 1) if actions else 0.0
     result["actions_applied_by"] = applied
     result["think_seconds"] = think
     result["cpu_seconds_per_1000_actions"] = {

@@ -74,7 +74,8 @@ health service) or "worker" (Celery: no port but its metrics).
 {{- define "boxedin.grpcAddress" -}}
 {{- $svc := index .root.Values.services .component }}
 {{- /* dns:/// with a headless Service: gRPC clients resolve every ready pod and spread their
-calls over them (round_robin), so replicas the HPA adds take calls. */}}
+calls over them (round_robin; the engine's callers send each game's calls to the pod of its
+partition, boxedin.common.engine_router), so replicas the HPA adds take calls. */}}
 {{- printf "dns:///%s:%v" (include "boxedin.componentName" .) $svc.port }}
 {{- end }}
 
