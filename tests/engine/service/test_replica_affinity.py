@@ -19,7 +19,8 @@ from boxedin.tools.load.own_stack import actions_applied
 from stacks import make_stack
 from wsclient import Browser, ProtocolBroken
 
-pytestmark = pytest.mark.stack
+# Alone: it holds the time play takes to resume to a limit (scripts/test runs it after the rest).
+pytestmark = [pytest.mark.stack, pytest.mark.alone]
 
 # As tests/supervisor/test_faults.py: play resumes this soon after the kill.
 RESUME_LIMIT = 3.0
