@@ -53,7 +53,13 @@ app.conf.update(
     # taken, so it never applies to them.
     broker_transport_options={"global_keyprefix": celery_prefix(_config.key_prefix), "visibility_timeout": 300},
     task_routes={REVIEW_TASK: {"queue": ANALYSIS_QUEUE}},
-    result_backend_transport_options={"global_keyprefix": celery_prefix(_config.key_prefix)},
+    # No retrying a lost result store: the AI service polls for its answers within a turn's
+    # budget and plays the turn out itself when they do not come; Celery's own 20 reconnects a
+    # second apart would hold the turn for as long (Redis restarting).
+    result_backend_transport_options={
+        "global_keyprefix": celery_prefix(_config.key_prefix),
+        "retry_policy": {"max_retries": 0},
+    },
 )
 
 

@@ -3,17 +3,23 @@
 Each worker plays the candidates out from the same position for most of the budget, numbering
 its playouts in a range of its own, and the statistics are added up. A worker that has not
 answered when the budget is spent is not waited for: that share is evaluated in-process
-instead (a fallback, counted), so a turn never waits on a missing pool.
+instead (a fallback, counted), so a turn never waits on a missing pool. Nor on a missing broker:
+Redis gone or coming back is a pool that did not answer, not a failed turn (a failed turn would
+wait for another replica to claim it, seconds later).
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..evaluation import CandidateStats, Replies
 from ..tasks import evaluate, evaluate_for, stats_from_json
+
+log = logging.getLogger("boxedin.ai.fanout")
 
 # Playout numbers of worker k start at k * SHARE_STRIDE, so shares never overlap.
 SHARE_STRIDE = 1 << 32
@@ -61,23 +67,52 @@ class CeleryEvaluator:
         pickup_by = started + seconds * PICKUP_FRACTION
         state = list(pos.state_array())
         work_until = time.time() + max(0.01, seconds * WORK_FRACTION)
-        pending = [
-            evaluate.apply_async(
-                args=(
-                    self.rules,
-                    state,
-                    [list(c) for c in candidates],
-                    work_until,
-                    seed,
-                    horizon,
-                    k * SHARE_STRIDE,
-                    None if replies is None else [[list(r) for r in faces] for faces in replies],
-                ),
-                expires=self.expiry,
-            )
-            for k in range(self.shares)
-        ]
         totals = [CandidateStats() for _ in candidates]
+        pending: list[Any] = []
+        try:
+            for k in range(self.shares):
+                pending.append(
+                    evaluate.apply_async(
+                        args=(
+                            self.rules,
+                            state,
+                            [list(c) for c in candidates],
+                            work_until,
+                            seed,
+                            horizon,
+                            k * SHARE_STRIDE,
+                            None if replies is None else [[list(r) for r in faces] for faces in replies],
+                        ),
+                        expires=self.expiry,
+                        # No publishing retries: the turn's budget is shorter than they are.
+                        retry=False,
+                    )
+                )
+            totals = self._collect(pending, totals, started, wait_until, pickup_by)
+        except Exception as exc:  # the broker or the result store is away (any kombu or redis error)
+            self.report.failed += len(pending) or 1
+            log.warning("the worker pool's Redis did not answer; the turn is played out here",
+                        extra={"error": str(exc)})  # fmt: skip
+            pending = [None]
+        missing = len(pending)
+        for result in pending:
+            if result is not None:
+                with contextlib.suppress(Exception):
+                    result.revoke()
+        if missing or not any(t.playouts for t in totals):
+            # No worker (or not every worker) answered in time: play out here for what is left.
+            self.report.fallbacks += 1
+            spare = max(0.02, started + seconds - time.perf_counter())
+            local = evaluate_for(pos, [list(c) for c in candidates], spare, seed, self.rules[3] or None, horizon,
+                                 self.shares * SHARE_STRIDE, replies)  # fmt: skip
+            totals = [a + b for a, b in zip(totals, local, strict=True)]
+        self.report.seconds.append(time.perf_counter() - started)
+        return totals
+
+    def _collect(
+        self, pending: list[Any], totals: list[CandidateStats], started: float, wait_until: float, pickup_by: float
+    ) -> list[CandidateStats]:
+        """Adds up the answers that come in time; ``pending`` keeps the ones that did not."""
         # Poll rather than block in get(): the result backend's own waiting rounds the timeout
         # up to whole seconds, far beyond a turn's budget.
         taken = False
@@ -97,15 +132,4 @@ class CeleryEvaluator:
                     self.report.failed += 1
             if pending:
                 time.sleep(POLL_SECONDS)
-        missing = len(pending)
-        for result in pending:
-            result.revoke()
-        if missing or not any(t.playouts for t in totals):
-            # No worker (or not every worker) answered in time: play out here for what is left.
-            self.report.fallbacks += 1
-            spare = max(0.02, started + seconds - time.perf_counter())
-            local = evaluate_for(pos, [list(c) for c in candidates], spare, seed, self.rules[3] or None, horizon,
-                                 self.shares * SHARE_STRIDE, replies)  # fmt: skip
-            totals = [a + b for a, b in zip(totals, local, strict=True)]
-        self.report.seconds.append(time.perf_counter() - started)
         return totals
