@@ -190,6 +190,20 @@ class Stack:
     _recovering: set[str] = field(default_factory=set)
     _threads: list[threading.Thread] = field(default_factory=list)
 
+    @classmethod
+    def on_free_ports(cls, key_prefix: str, **options: Any) -> Stack:
+        """A stack of its own beside whatever else runs on this machine: each service on a free
+        loopback port, its keys under ``key_prefix``; ``options`` as the fields."""
+        return cls(
+            key_prefix=key_prefix,
+            gateway_port=free_port(),
+            engine_port=free_port(),
+            ai_port=free_port(),
+            stats_port=free_port(),
+            matchmaker_port=free_port(),
+            **options,
+        )
+
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
         env.update(

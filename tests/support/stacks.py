@@ -12,7 +12,7 @@ import redis
 
 from boxedin.common.keys import Keys
 from boxedin.gateway import identity
-from boxedin.supervisor.launcher import Stack, free_port
+from boxedin.supervisor.launcher import Stack
 
 TESTS = Path(__file__).resolve().parents[1]
 OUTPUT = Path(os.environ.get("BOXEDIN_TEST_OUTPUT", TESTS.parent / "test-output"))
@@ -33,13 +33,8 @@ FAST_AI = {"BOXEDIN_AI_PAUSE_NORMAL_SECONDS": "0.05", "BOXEDIN_AI_PAUSE_FAST_SEC
 
 def make_stack(name: str, **options: object) -> Stack:
     shutil.rmtree(OUTPUT / "logs" / name, ignore_errors=True)
-    return Stack(
-        key_prefix=f"test-{name}:",
-        gateway_port=free_port(),
-        engine_port=free_port(),
-        ai_port=free_port(),
-        stats_port=free_port(),
-        matchmaker_port=free_port(),
+    return Stack.on_free_ports(
+        f"test-{name}:",
         log_dir=OUTPUT / "logs" / name,
         extra_env={**FAST_AI, **options.pop("extra_env", {})},  # type: ignore[dict-item]
         **options,  # type: ignore[arg-type]

@@ -91,13 +91,8 @@ def summary(rounds: list[Round]) -> dict[str, dict[str, float]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    stack = Stack(
-        key_prefix=f"bench-restarts-{free_port()}:",
-        gateway_port=free_port(),
-        engine_port=free_port(),
-        ai_port=free_port(),
-        stats_port=free_port(),
-        matchmaker_port=free_port(),
+    stack = Stack.on_free_ports(
+        f"bench-restarts-{free_port()}:",
         worker=False,
         supervise=True,
         redis_aof=True,

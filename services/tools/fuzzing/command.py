@@ -77,16 +77,11 @@ def run(args: argparse.Namespace) -> int:
     if args.own_stack:
         import tempfile
 
-        from boxedin.supervisor.launcher import Stack, free_port
+        from boxedin.supervisor.launcher import Stack
 
         folder = tempfile.mkdtemp(prefix="boxedin-fuzz-")
-        stack = Stack(
-            key_prefix="fuzz:",
-            gateway_port=free_port(),
-            engine_port=free_port(),
-            ai_port=free_port(),
-            stats_port=free_port(),
-            matchmaker_port=free_port(),
+        stack = Stack.on_free_ports(
+            "fuzz:",
             worker=False,
             log_dir=Path(folder),
             extra_env=RAISED_LIMITS,

@@ -354,7 +354,6 @@ def rollout_ok(result: dict[str, Any]) -> bool:
 def drain_stack(clients: int, spread: float, name: str = "drain", **options: Any) -> Stack:
     """A stack for a rollout: two gateways that trust the local nginx in front of them, drain
     over ``spread`` seconds and take every player from this machine's one address."""
-    from boxedin.supervisor.launcher import free_port
 
     env = {
         "BOXEDIN_TRUSTED_PROXIES": "127.0.0.1/32",
@@ -362,14 +361,8 @@ def drain_stack(clients: int, spread: float, name: str = "drain", **options: Any
         "BOXEDIN_CONNECTIONS_PER_ADDRESS": str(clients + 100),
         **options.pop("extra_env", {}),
     }
-    ports = {kind: free_port() for kind in ("gateway", "engine", "ai", "stats", "matchmaker")}
-    return Stack(
-        key_prefix=f"{name}:",
-        gateway_port=ports["gateway"],
-        engine_port=ports["engine"],
-        ai_port=ports["ai"],
-        stats_port=ports["stats"],
-        matchmaker_port=ports["matchmaker"],
+    return Stack.on_free_ports(
+        f"{name}:",
         gateway_replicas=2,
         worker=False,
         extra_env=env,

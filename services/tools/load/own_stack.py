@@ -124,14 +124,8 @@ def run_on_own_stack(
     gateways: int = 1,
     routing: str = "partition",
 ) -> dict[str, Any]:
-    port = free_port()
-    stack = Stack(
-        key_prefix="load:",
-        gateway_port=port,
-        engine_port=free_port(),
-        ai_port=free_port(),
-        stats_port=free_port(),
-        matchmaker_port=free_port(),
+    stack = Stack.on_free_ports(
+        "load:",
         worker=False,
         # Every simulated player comes from this machine's address.
         extra_env={
@@ -155,7 +149,7 @@ def run_on_own_stack(
         engine_address = "ipv4:" + ",".join(f"127.0.0.1:{p}" for p in ports)
         stack.extra_env["BOXEDIN_ENGINE_ADDRESS"] = engine_address
         stack.extra_env["BOXEDIN_ENGINE_ROUTING"] = routing
-        gateway_ports = [port] + [free_port() for _ in range(gateways - 1)]
+        gateway_ports = [stack.gateway_port] + [free_port() for _ in range(gateways - 1)]
         for gateway_port in gateway_ports:
             stack.start_gateway(gateway_port)
         for name, engine_port in stack.engines.items():

@@ -195,16 +195,10 @@ async def run_watch_load(url: str, watchers: int, actions: int, mode: str, runs:
 
 
 def run_on_own_stack(watchers: int, actions: int, mode: str, runs: int) -> dict[str, Any]:
-    from boxedin.supervisor.launcher import Stack, free_port
+    from boxedin.supervisor.launcher import Stack
 
-    port = free_port()
-    stack = Stack(
-        key_prefix="load-watch:",
-        gateway_port=port,
-        engine_port=free_port(),
-        ai_port=free_port(),
-        stats_port=free_port(),
-        matchmaker_port=free_port(),
+    stack = Stack.on_free_ports(
+        "load-watch:",
         worker=False,
         # Every watcher comes from this machine's address.
         extra_env={"BOXEDIN_CONNECTIONS_PER_ADDRESS": str(watchers + 100)},
@@ -214,8 +208,8 @@ def run_on_own_stack(watchers: int, actions: int, mode: str, runs: int) -> dict[
         stack.start_engine()
         stack.start_stats()
         stack.start_matchmaker()
-        stack.start_gateway(port)
-        stack.wait_ready(port)
+        stack.start_gateway(stack.gateway_port)
+        stack.wait_ready(stack.gateway_port)
         return event_loop.run(run_watch_load(stack.url(), watchers, actions, mode, runs))
     finally:
         stack.stop()

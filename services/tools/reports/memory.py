@@ -22,7 +22,6 @@ from boxedin.common.devices import device_hash
 from boxedin.common.keys import Keys
 from boxedin.gateway.identity import issue
 from boxedin.supervisor.launcher import Stack
-from boxedin.supervisor.ports import free_port
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 
 PREFIX = "memory:"
@@ -124,10 +123,7 @@ async def measure(stack: Stack, games: int, mode: str, concurrency: int) -> dict
 
 
 def run(args: argparse.Namespace) -> int:
-    stack = Stack(
-        key_prefix=PREFIX, engine_port=free_port(), stats_port=free_port(), ai_port=free_port(),
-        matchmaker_port=free_port(), gateway_port=free_port(), worker=False,
-    )  # fmt: skip
+    stack = Stack.on_free_ports(PREFIX, worker=False)
     try:
         stack.start_redis()
         stack.start_engine()
