@@ -1,9 +1,10 @@
-"""`boxedin abuse`: the figures of issue 31 for the budgets per address. Live players on
-127.0.0.1 play local games (loadtest.play_one) while one abuse of attacks.py runs from one source
-address or from ten; their action round trip p99 before and during the abuse is the figure, with
-what the abuse got (connections, refusals, closes) and whether /healthz and a new player's hello
-kept answering during it. It starts a stack of its own with the default settings, unless --url
-names a running gateway on this machine."""
+"""`boxedin abuse`: the figures of issue 31 for the budgets per address. Live players, each from
+an address of its own (127.1.0.1 on: twenty people, not one household over its own budgets), play
+local games (loadtest.play_one) while one abuse of attacks.py runs from one source address or from
+ten; their action round trip p99 before and during the abuse is the figure, with what the abuse
+got (connections, refusals, closes) and whether /healthz and a new player's hello kept answering
+during it. The goal is met only if no live player was refused meanwhile either. It starts a
+stack of its own with the default settings, unless --url names a running gateway on this machine."""
 
 from __future__ import annotations
 
@@ -61,6 +62,9 @@ class Scenario:
     abuse: dict[str, Any] = field(default_factory=dict)
     healthz: Probe = field(default_factory=Probe)
     new_player: Probe = field(default_factory=Probe)
+    # What the live players were refused during the abuse (by code), and their games cut short.
+    players_refused: dict[str, int] = field(default_factory=dict)
+    players_failed_games: int = 0
 
     @property
     def met(self) -> bool:
@@ -69,7 +73,14 @@ class Scenario:
             and self.during_p99_ms <= GOAL_MAX_MS
             and not self.healthz.failed
             and not self.new_player.failed
+            and not self.players_refused
+            and not self.players_failed_games
         )
+
+
+def player_address(index: int) -> str:
+    """Live player ``index``'s client address: apart from every abuser's (127.0.x.y)."""
+    return f"127.1.{index // 250}.{1 + index % 250}"
 
 
 async def _players(url: str, players: int, seconds: float, think: float) -> Tally:
@@ -84,7 +95,7 @@ async def _players(url: str, players: int, seconds: float, think: float) -> Tall
             game += 1
             with contextlib.suppress(TimeUp):
                 try:
-                    await play_one(url, "mini", tally, index * 100_000 + game, pace)
+                    await play_one(url, "mini", tally, index * 100_000 + game, pace, player_address(index))
                 except (RuntimeError, OSError, websockets.exceptions.WebSocketException):
                     tally.failed_games += 1
                     await asyncio.sleep(1)  # as the web client waits before it reconnects
@@ -228,6 +239,7 @@ async def scenario(
         if abuser.is_alive():
             abuser.kill()
     result.during_p99_ms, result.during_actions = _ms(during), len(during.round_trips)
+    result.players_refused, result.players_failed_games = dict(during.errors), during.failed_games
     return result
 
 
@@ -264,7 +276,7 @@ async def run_abuse(
 def _table(runs: list[list[Scenario]]) -> list[str]:
     lines = [
         "abuse        from  clients | p99 before ms       | p99 during ms       | gateway CPU ms/s before -> during"
-        " | healthz / new player failed | goal",
+        " | healthz / new player / live games failed | goal",
     ]
     for index, first in enumerate(runs[0]):
         same = [run[index] for run in runs]
@@ -275,29 +287,23 @@ def _table(runs: list[list[Scenario]]) -> list[str]:
             middle = statistics.median(values)
             return f"{middle:6.1f} ({min(values):.1f}-{max(values):.1f})"
 
-        failed = f"{sum(s.healthz.failed for s in same)} / {sum(s.new_player.failed for s in same)}"
+        failed = (
+            f"{sum(s.healthz.failed for s in same)} / {sum(s.new_player.failed for s in same)}"
+            f" / {sum(s.players_failed_games for s in same)}"
+        )
         cpu = " ".join(f"{s.before_cpu_ms}->{s.during_cpu_ms}" for s in same)
         met = sum(s.met for s in same)
         lines.append(
             f"{first.kind:<12} {first.addresses:>4}  {first.clients:>7} | {spread(before)} | {spread(during)} | "
-            f"{cpu} | {failed:>27} | {met}/{len(same)} runs"
+            f"{cpu} | {failed:>38} | {met}/{len(same)} runs"
         )
     return lines
 
 
 def _own_stack() -> tuple[Any, str, int]:
-    from boxedin.supervisor.launcher import Stack, free_port
+    from boxedin.supervisor.launcher import Stack
 
-    port = free_port()
-    stack = Stack(
-        key_prefix="abuse:",
-        gateway_port=port,
-        engine_port=free_port(),
-        ai_port=free_port(),
-        stats_port=free_port(),
-        matchmaker_port=free_port(),
-        worker=False,
-    )
+    stack = Stack.on_free_ports("abuse:", worker=False)
     stack.start()
     return stack, stack.url(), stack.processes["gateway"].pid
 

@@ -56,11 +56,17 @@ class TimeUp(Exception):
     """A game left at the end of the measured time."""
 
 
-async def play_one(url: str, mode: str, tally: Tally, rng_seed: int, pace: Pace = Pace()) -> None:
-    """One local game, both seats drawing open edges in an order of their own."""
+async def play_one(
+    url: str, mode: str, tally: Tally, rng_seed: int, pace: Pace = Pace(), source: str | None = None
+) -> None:
+    """One local game, both seats drawing open edges in an order of their own; from the client
+    address ``source`` (a 127.x.y.z) when given."""
     rng = random.Random(rng_seed)
+    local_addr = None if source is None else (source, 0)
     # Keepalive pings off: a client this busy must not drop its own connections.
-    async with websockets.connect(url, max_size=2**24, ping_interval=None, open_timeout=60) as ws:
+    async with websockets.connect(
+        url, max_size=2**24, ping_interval=None, open_timeout=60, local_addr=local_addr
+    ) as ws:
 
         async def request(frame: dict[str, Any]) -> dict[str, Any]:
             await ws.send(json.dumps(frame))
