@@ -18,6 +18,7 @@ import statistics
 import sys
 import time
 import urllib.request
+from collections import Counter
 from collections.abc import Callable, Coroutine
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -160,6 +161,27 @@ async def _abuse_until(
     }
 
 
+def together(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """The abuser processes' reports as one: counts added up (``most_held`` is the sum of each
+    process's most, an upper bound on what was held at once), failures listed."""
+    if len(reports) == 1:
+        return reports[0]
+    total: dict[str, Any] = {"connections": 0, "refused": Counter(), "closes": Counter(), "frames": 0, "most_held": 0}
+    failures = []
+    for report in reports:
+        if "report" in report:
+            failures.append(report["report"])
+            continue
+        for name in ("connections", "frames", "most_held"):
+            total[name] += report[name]
+        for name in ("refused", "closes"):
+            total[name].update(report[name])
+    total["refused"], total["closes"] = dict(total["refused"]), dict(total["closes"])
+    if failures:
+        total["report"] = "; ".join(failures)
+    return total
+
+
 def _ms(tally: Tally) -> float:
     return round(1000 * percentile(tally.round_trips, 0.99), 1)
 
@@ -193,18 +215,25 @@ async def scenario(
     before, before_cpu = await _measured(gateway_pid, _players(url, players, seconds, think))
     # At least one client an address: "from ten addresses" is ten clients' doing at the least.
     clients = max(addresses, round(CLIENTS[kind] * scale))
-    if kind == "half_open":
-        clients = min(clients, attacks.socket_limit() - 500 - 4 * players)
     sources = [f"127.0.{first}.{2 + n}" for n in range(addresses)]
-    # The abuse runs in a process of its own: on the players' event loop it would delay their
-    # round trips itself, and the figure is the gateway's.
+    # The abuse runs in processes of its own: on the players' event loop it would delay their
+    # round trips itself, and the figure is the gateway's. Half-open connections are one
+    # descriptor each: as many processes as this machine's per-process limit needs.
+    per_process = attacks.socket_limit() - 500 if kind == "half_open" else clients
+    shares = [min(per_process, clients - start) for start in range(0, clients, per_process)]
     context = multiprocessing.get_context("spawn")
-    ready, stop, reports = context.Event(), context.Event(), context.Queue()
-    abuser = context.Process(
-        target=_abuse, args=(kind, url, host, port, sources, clients, ready, stop, reports), daemon=True
-    )
-    abuser.start()
-    await asyncio.to_thread(ready.wait, 120)  # a process takes a while to import what it needs
+    stop, reports = context.Event(), context.Queue()
+    readies = [context.Event() for _ in shares]
+    abusers = [
+        context.Process(
+            target=_abuse, args=(kind, url, host, port, sources, share, ready, stop, reports), daemon=True
+        )
+        for share, ready in zip(shares, readies, strict=True)
+    ]
+    for abuser in abusers:
+        abuser.start()
+    for ready in readies:
+        await asyncio.to_thread(ready.wait, 120)  # a process takes a while to import what it needs
     result = Scenario(kind, addresses, clients, _ms(before), 0.0, len(before.round_trips), 0, before_cpu)
 
     async def healthz() -> None:
@@ -231,13 +260,17 @@ async def scenario(
         for task in probes:
             task.cancel()
         await asyncio.gather(*probes, return_exceptions=True)
-        try:
-            result.abuse = await asyncio.to_thread(reports.get, True, 120)
-        except queue.Empty:
-            result.abuse = {"report": "the abuser process said nothing within 120 s"}
-        abuser.join(30)
-        if abuser.is_alive():
-            abuser.kill()
+        said = []
+        for _ in abusers:
+            try:
+                said.append(await asyncio.to_thread(reports.get, True, 120))
+            except queue.Empty:
+                said.append({"report": "an abuser process said nothing within 120 s"})
+        result.abuse = together(said)
+        for abuser in abusers:
+            abuser.join(30)
+            if abuser.is_alive():
+                abuser.kill()
     result.during_p99_ms, result.during_actions = _ms(during), len(during.round_trips)
     result.players_refused, result.players_failed_games = dict(during.errors), during.failed_games
     return result
