@@ -29,6 +29,9 @@ ROOMY_BUDGETS = {
     "BOXEDIN_IDLE_CONNECTIONS_PER_ADDRESS": "100000",
 }
 FAST_AI = {"BOXEDIN_AI_PAUSE_NORMAL_SECONDS": "0.05", "BOXEDIN_AI_PAUSE_FAST_SECONDS": "0.01"}
+# Every stack's default: the actions of every player a test plays, all from loopback, are not
+# one address's (a burst of 100, docs/protocol.md); the tests of that budget set their own.
+LOOPBACK_ACTIONS = {k: v for k, v in ROOMY_BUDGETS.items() if k.startswith("BOXEDIN_ADDRESS_ACTIONS_")}
 
 
 def make_stack(name: str, **options: object) -> Stack:
@@ -36,7 +39,7 @@ def make_stack(name: str, **options: object) -> Stack:
     return Stack.on_free_ports(
         f"test-{name}:",
         log_dir=OUTPUT / "logs" / name,
-        extra_env={**FAST_AI, **options.pop("extra_env", {})},  # type: ignore[dict-item]
+        extra_env={**FAST_AI, **LOOPBACK_ACTIONS, **options.pop("extra_env", {})},  # type: ignore[dict-item]
         **options,  # type: ignore[arg-type]
     )
 
