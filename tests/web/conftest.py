@@ -3,11 +3,7 @@ running services (the session fixture ``live_gateway`` of tests/conftest.py)."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,51 +19,11 @@ CHROMIUM = os.environ.get("BOXEDIN_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
-@contextlib.contextmanager
-def _own_stack() -> Iterator[str]:
-    """The services on loopback, for when tests/conftest.py has no ``live_gateway`` yet."""
-    from boxedin.supervisor.launcher import Stack, free_port
-
-    port = free_port()
-    stack = Stack(gateway_port=port, engine_port=free_port(), ai_port=free_port(), worker=False,
-                  log_dir=OUTPUT / "logs")  # fmt: skip
-    try:
-        stack.start_redis()
-        stack.start_engine()
-        stack.start_ai()
-        stack.start_stats()
-        stack.start_gateway(port)
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while True:
-            problem = stack.died()
-            if problem:
-                raise RuntimeError(problem)
-            with (
-                contextlib.suppress(urllib.error.URLError, OSError),
-                urllib.request.urlopen(url + "/", timeout=1) as reply,
-            ):
-                if reply.status == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError("the gateway did not come up")
-            time.sleep(0.2)
-        yield url
-    finally:
-        stack.stop()
-
-
 @pytest.fixture(scope="session")
-def web_url(request: pytest.FixtureRequest) -> Iterator[str]:
+def web_url(live_gateway: str) -> str:
     if not DIST.exists():
         pytest.fail("the web client is not built: run `cd web && npm ci && npm run build`")
-    try:
-        url = request.getfixturevalue("live_gateway")
-    except pytest.FixtureLookupError:
-        with _own_stack() as url:
-            yield url
-        return
-    yield str(url).rstrip("/")
+    return live_gateway.rstrip("/")
 
 
 # A module's own: Playwright's sync API holds an event loop in this thread while it runs, and a
