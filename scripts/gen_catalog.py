@@ -6,7 +6,7 @@
   sentence (boxedin.common.reasons), the room-code alphabet (boxedin.matchmaker.codes), the name
   limit (boxedin.common.names) and the device token's pattern (boxedin.common.devices);
 - frames.ts and client_frames.ts: the server frames' and the client frames' types, from the
-  pydantic models of services/gateway/server_frames.py and client_frames.py (their JSON
+  pydantic models of services/gateway/server_frames/ and client_frames.py (their JSON
   schemas, walked here).
 
 Run after changing any of them:
@@ -124,7 +124,7 @@ def render_facts() -> str:
 
 # --- frames.ts -----------------------------------------------------------------------------------
 # The models' JSON schema (pydantic, draft 2020-12) as TypeScript. The two kinds of "nothing" of
-# server_frames.py come out as the client tells them apart: a required field that may be null
+# server_frames/ come out as the client tells them apart: a required field that may be null
 # is ``field: T | null``, an optional one (left out, never null: the schema offers no null) is
 # ``field?: T``.
 
@@ -212,7 +212,7 @@ def _frames(schema: dict[str, Any], source: str, union: str, what: str) -> str:
 
 def render_frames() -> str:
     """frames.ts for the server frames' models as they are now."""
-    return _frames(server_frame_schema(), "services/gateway/server_frames.py", "ServerFrame", "the server sends")
+    return _frames(server_frame_schema(), "services/gateway/server_frames/", "ServerFrame", "the server sends")
 
 
 def render_client_frames() -> str:

@@ -1,4 +1,4 @@
-"""The server frames' models (services/gateway/server_frames.py) against what they describe: the game
+"""The server frames' models (services/gateway/server_frames/) against what they describe: the game
 states the engine produces in random whole games of every mode and overlap rule, the frames
 docs/protocol.md shows, and the web client's types generated from them (web/src/generated/frames.ts,
 by scripts/gen_catalog.py) against json-schema-to-typescript's reading of the same schema, compiled with
@@ -437,7 +437,7 @@ def test_the_generated_web_types_agree_with_the_models(tmp_path: Path) -> None:
             if where:
                 report.append(f"    at: {source[int(where.group(1)) - 1].strip()}")
         pytest.fail(
-            "web/src/generated/frames.ts and the server frames of services/gateway/server_frames.py differ "
+            "web/src/generated/frames.ts and the server frames of services/gateway/server_frames/ differ "
             f"(generated types and check in {tmp_path}):\n" + "\n".join(report),
             pytrace=False,
         )

@@ -64,7 +64,7 @@ def test_the_facts_are_the_python_ones() -> None:
 
 
 def test_required_null_and_optional_fields_are_told_apart() -> None:
-    """server_frames.py's two kinds of "nothing": always sent, maybe null (``T | null``), and
+    """server_frames/'s two kinds of "nothing": always sent, maybe null (``T | null``), and
     left out when there is none (``field?: T``, never null)."""
     text = _generator().render_frames()
     assert "  winner: 0 | 1 | 2 | null;\n" in text

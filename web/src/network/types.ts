@@ -1,5 +1,5 @@
 // The shapes of docs/protocol.md. The client reads them; it never computes a rule. The server
-// frames are generated from their models (services/gateway/server_frames.py, by
+// frames are generated from their models (services/gateway/server_frames/, by
 // scripts/gen_catalog.py): here they get the names the client code uses.
 
 import type * as G from "../generated/frames";
