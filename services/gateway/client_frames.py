@@ -186,8 +186,9 @@ class Unwatch(Frame):
     type: Literal["unwatch"]
 
 
-# The frames a watching connection may send: every other one is refused (``watcher``).
-WATCHER_FRAMES = frozenset({"hello", "ping", "watch", "unwatch"})
+# The frames a watching connection may send: every other one is refused (``watcher``). Its
+# ``review`` is of the watched game, asked by the watch id (read-only, as the players' is).
+WATCHER_FRAMES = frozenset({"hello", "ping", "watch", "unwatch", "review"})
 
 
 ClientFrame = Annotated[

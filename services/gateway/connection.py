@@ -2,7 +2,9 @@
 through a bounded queue that a writer task of the connection's own drains, so sending never waits
 on the socket and a client that stops reading holds up nobody but itself: when its queue is full,
 or a frame has waited ``send_stall_seconds`` for it to read, it is dropped. Frames come in under
-the hello and idle timeouts (docs/protocol.md, Limits)."""
+the hello and idle timeouts (docs/protocol.md, Limits). A frame small enough goes out as bytes
+framed once for every socket that sends it (wire.py): written at once when nothing is queued
+before it, by the writer otherwise, past the ASGI send either way."""
 
 from __future__ import annotations
 
@@ -23,11 +25,14 @@ from boxedin.common.metrics import WEBSOCKET_CLOSES, at_zero
 
 from .budgets import client_address
 from .limits import CLOSE_CODES, CLOSE_TIMEOUT, ConnectionLimits, Credits, count_refusal
+from .wire import WIRE
 
 at_zero(WEBSOCKET_CLOSES, *((code,) for code in CLOSE_CODES))
 
-# The scope key under which KeepTransport leaves a websocket's TCP transport.
+# The scope keys under which KeepTransport leaves a websocket's TCP transport, and its protocol
+# when that is the gateway's own (keepalive.GatewayWebSocketProtocol: it writes whole frames).
 TRANSPORT = "boxedin.transport"
+PROTOCOL = "boxedin.protocol"
 
 
 class KeepTransport:
@@ -43,9 +48,12 @@ class KeepTransport:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
-            transport = getattr(getattr(send, "__self__", None), "transport", None)
+            protocol = getattr(send, "__self__", None)
+            transport = getattr(protocol, "transport", None)
             if callable(getattr(transport, "abort", None)):
                 scope[TRANSPORT] = transport
+            if callable(getattr(protocol, "write_frame", None)):
+                scope[PROTOCOL] = protocol
         await self.app(scope, receive, send)
 
 
@@ -75,6 +83,8 @@ class Connection:
         # Why the server ended the connection (a reason for the log), or None.
         self.ended: str | None = None
         self._queue: deque[str] = deque()
+        self._sending = False  # the writer has a frame on its way: the next ones queue behind it
+        self._protocol = ws.scope.get(PROTOCOL)
         self._ready = asyncio.Event()
         self._close_frame: tuple[int, str] | None = None  # sent after the frames queued before it
         self._gone = False  # the socket is closed: by the client, or reset by the server
@@ -95,6 +105,10 @@ class Connection:
         """Queues a frame; never waits. Frames go out in the order they were queued."""
         if not self.open:
             return
+        if not self._queue and not self._sending and self._protocol is not None:
+            wire = WIRE.frame(text)
+            if wire is not None and self._protocol.write_frame(wire):
+                return
         if len(self._queue) >= self.limits.send_queue_frames:
             self.drop("send_queue_full", f"{len(self._queue)} frames waited for the client to read them")
             return
@@ -138,8 +152,10 @@ class Connection:
             while True:
                 if self._queue:
                     text = self._queue.popleft()
+                    self._sending = True
                     async with asyncio.timeout(stall):
-                        await self.ws.send_text(text)
+                        await self._send(text)
+                    self._sending = False
                 elif self._close_frame is not None:
                     async with asyncio.timeout(stall):
                         await self.ws.close(*self._close_frame)
@@ -157,6 +173,17 @@ class Connection:
             # The client left (its reader sees it too), or the connection closed under the frame.
             self._gone = True
             self._queue.clear()
+
+    async def _send(self, text: str) -> None:
+        protocol = self._protocol
+        if protocol is not None:
+            wire = WIRE.frame(text)
+            if wire is not None:
+                await protocol.until_writable()
+                if protocol.write_frame(wire):
+                    return
+        # Too large to go uncompressed, or the connection is ending: the ASGI send says how.
+        await self.ws.send_text(text)
 
     def _say_ended(self, why: str, detail: str) -> None:
         self.log.log(why, "connection ended by the gateway", reason=why, detail=detail, client=self.address)

@@ -59,7 +59,7 @@ class GameFeed:
         if first:
             await self.detach()
             self.game_id = snapshot.game_id
-            await self.hub.follow(snapshot.game_id, self.deliver)
+            await self.hub.follow(snapshot.game_id, self.deliver, watcher=bool(watch_id))
             self.hub.recovery_listeners.add(self.recover)
             if snapshot.facts.online:
                 self.hub.on_count(snapshot.game_id, self.send)

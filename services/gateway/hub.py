@@ -36,6 +36,24 @@ CountWatchers = Callable[[str], Awaitable[int]]
 MatchListener = Callable[[matchmaker_pb2.MatchStarted], Awaitable[None]]
 
 
+class Followers:
+    """The listeners of one game's updates: its players' (their own connections, any number),
+    and its watchers'."""
+
+    __slots__ = ("players", "watchers")
+
+    def __init__(self) -> None:
+        self.players: set[Listener] = set()
+        self.watchers: set[Listener] = set()
+
+    def __bool__(self) -> bool:
+        return bool(self.players or self.watchers)
+
+    def in_turn(self) -> list[Listener]:
+        """Players first, then watchers (a copy: a listener may follow or leave meanwhile)."""
+        return [*self.players, *self.watchers]
+
+
 class UpdateHub:
     def __init__(self, client: redis.Redis, keys: Keys) -> None:
         self.client = client
@@ -44,7 +62,9 @@ class UpdateHub:
         # redis-py connected again and subscribed anew (Redis restarted, or the connection broke).
         self.pubsub = client.pubsub()
         self.own_channel = keys.gateway_channel(uuid.uuid4().hex)
-        self.listeners: dict[str, set[Listener]] = {}
+        # A game's players' listeners, then its watchers': the players are told first, before a
+        # crowd of watchers (each update then takes as long to reach a player as without them).
+        self.listeners: dict[str, Followers] = {}
         # Called when a game is followed for the first time or no longer followed at all (the
         # presence report names the games followed: "Games now").
         self.on_following_changed: Callable[[], None] = lambda: None
@@ -79,18 +99,19 @@ class UpdateHub:
         WATCH.forget(f"gateway.updates:{self.own_channel}")
         await self.pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves PubSub.aclose unannotated
 
-    async def follow(self, game_id: str, listener: Listener) -> None:
-        listeners = self.listeners.setdefault(game_id, set())
+    async def follow(self, game_id: str, listener: Listener, *, watcher: bool = False) -> None:
+        listeners = self.listeners.setdefault(game_id, Followers())
         if not listeners:
             await self.pubsub.subscribe(self.keys.channel(game_id))
             self.on_following_changed()
-        listeners.add(listener)
+        (listeners.watchers if watcher else listeners.players).add(listener)
 
     async def unfollow(self, game_id: str, listener: Listener) -> None:
         listeners = self.listeners.get(game_id)
         if not listeners:
             return
-        listeners.discard(listener)
+        listeners.players.discard(listener)
+        listeners.watchers.discard(listener)
         if not listeners:
             del self.listeners[game_id]
             self.on_following_changed()
@@ -222,7 +243,8 @@ class UpdateHub:
             # Read out of the message once: each read of a protobuf string makes a new copy, and
             # every follower of the game (its players and all its watchers) sends the same text.
             text = update.frame_json
-            for listener in list(self.listeners.get(game_id, ())):
+            followers = self.listeners.get(game_id)
+            for listener in followers.in_turn() if followers is not None else ():
                 try:
                     listener(update, text)
                 except Exception:

@@ -422,20 +422,21 @@ class Session(OnlinePlay, WatchPlay):
     # --- reviews -------------------------------------------------------------------------------
 
     async def on_review(self, frame: client_frames.Review) -> None:
-        """The review of a finished game of the device's: the AI service starts it on the first
-        ask; the review as it stands comes back at once, then again as turns come in, until the
-        last (docs/protocol.md, Reviews)."""
-        reply = await self._ask_review(frame.game)
+        """The review of a finished game of the device's, or of the game the connection watches:
+        the AI service starts it on the first ask; the review as it stands comes back at once,
+        then again as turns come in, until the last (docs/protocol.md, Reviews)."""
+        if self.watching:
+            # By the watch id: the engine, which keeps the links, checks it leads to this game.
+            request = ai_pb2.ReviewRequest(game_id=frame.game, watch_id=self.feed.watch_id)
+        else:
+            request = ai_pb2.ReviewRequest(game_id=frame.game, device=self.hello_device)
+        reply = await self.ai.Review(request, timeout=10)
         self._send_review(reply, frame.id)
         if self.review_watch is not None:
             self.review_watch.cancel()
             self.review_watch = None
         if reply.done < reply.total:
-            self.review_watch = asyncio.create_task(self._watch_review(frame.game, reply.done))
-
-    async def _ask_review(self, game_id: str) -> ai_pb2.ReviewReply:
-        request = ai_pb2.ReviewRequest(game_id=game_id, device=self.hello_device)
-        return await self.ai.Review(request, timeout=10)
+            self.review_watch = asyncio.create_task(self._watch_review(request, reply.done))
 
     def _send_review(self, reply: ai_pb2.ReviewReply, reply_to: str | int | None = None) -> None:
         # The AI service's review JSON is passed on as it is, never parsed here.
@@ -444,7 +445,7 @@ class Session(OnlinePlay, WatchPlay):
             head += f'"reply_to":{json.dumps(reply_to)},'
         self.push(head + reply.review_json[1:])
 
-    async def _watch_review(self, game_id: str, done: int) -> None:
+    async def _watch_review(self, request: ai_pb2.ReviewRequest, done: int) -> None:
         """Asks again every ``REVIEW_POLL_SECONDS`` while the review is under way, and passes
         on each change; gives up when the AI service cannot be reached or nothing came in for
         ``REVIEW_QUIET_SECONDS`` (the client can always ask again)."""
@@ -452,7 +453,7 @@ class Session(OnlinePlay, WatchPlay):
         while time.monotonic() - quiet_since < REVIEW_QUIET_SECONDS:
             await asyncio.sleep(REVIEW_POLL_SECONDS)
             try:
-                reply = await self._ask_review(game_id)
+                reply = await self.ai.Review(request, timeout=10)
             except grpc.RpcError:
                 return
             if reply.done != done:

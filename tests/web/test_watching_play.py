@@ -1,11 +1,13 @@
 """Watching an online game in the web client (docs/protocol.md, Watching): two players and two
 watchers, one watcher on a phone. The watchers open the link a player shared and see a move
-live, the players see how many watch, and at the end the watchers see the result. Screenshots of
-the watch screen on phone and desktop, light and dark, go under test-output/web/; axe checks it."""
+live, the players see how many watch, and at the end the watchers see the result and open the
+game's review. Screenshots of the watch screen and the watcher's review on phone and desktop,
+light and dark, go under test-output/web/; axe checks them."""
 
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -13,7 +15,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from test_online_play import accessible, device, no_errors, play_step, room_game, seat_of
 
-from webtools import DESKTOP, PHONE, game_state, wait_for_state
+from webtools import DESKTOP, PHONE, axe_violations, game_state, wait_for_state
 
 pytestmark = pytest.mark.stack
 __all__ = ["device"]  # the players' devices: a fixture of the online tests
@@ -76,7 +78,14 @@ def test_two_watchers_follow_a_game_live_and_see_its_result(device, watcher, web
     shot(dan, "watcher-phone-light")
     shot(ada, "player-desktop-light-count")
     accessible(dan, "the watch screen")
-    # Ada leaves: Bo wins, and the watchers see the result.
+    # The mover ends the turn (the review has a turn to show), then Ada leaves: Bo wins, and the
+    # watchers see the result.
+    for _ in range(30):
+        if moved["over"] or moved["to_move"] != g["to_move"]:
+            break
+        moved = play_step(mover, moved)
+    for page in (cat, dan):
+        wait_for_state(page, lambda s: s["seq"] >= moved["seq"])
     ada.get_by_role("button", name="Leave the game").click()
     ada.get_by_role("button", name="Leave game").click()
     for page in (cat, dan):
@@ -91,5 +100,25 @@ def test_two_watchers_follow_a_game_live_and_see_its_result(device, watcher, web
     shot(cat, "watcher-desktop-light-result")
     shot(dan, "watcher-phone-dark-result")
     accessible(cat, "the watch screen's result")
+    # The watchers open the game's review: the players' review screen, every turn analysed.
+    for page, name in ((cat, "watcher-review-desktop-light"), (dan, "watcher-review-phone-dark")):
+        page.locator(".watch-result").get_by_role("button", name="Review", exact=True).click()
+        review = page.locator("dialog.review-dialog")
+        expect(review).to_be_visible()
+        expect(review.locator(".review-progress")).to_contain_text(re.compile(r"turns? analysed\.$"), timeout=60000)
+        total = int(review.locator(".review-slider").get_attribute("max") or 0)
+        assert total >= 1
+        # axe at every turn: a turn that lost points is shown otherwise than one that did not.
+        page.mouse.move(0, 0)
+        for step in range(1, total + 1):
+            review.get_by_role("button", name="Next turn").click()
+            expect(review.locator(".review-step-label")).to_have_text(f"Turn {step} of {total}")
+            found = axe_violations(page, "dialog.review-dialog")
+            assert not found, f"the watcher's review at turn {step}: {found}"
+        expect(review.locator(".review-scores")).to_contain_text("Ada")
+        shot(page, name)
+        review.get_by_role("button", name="Close").click()
+        expect(review).to_have_count(0)
+        expect(page.locator(".watch-result").get_by_role("button", name="Review", exact=True)).to_be_focused()
     no_errors(ada, bo, expected=frozenset({"stale"}))
     assert not cat.errors and not dan.errors  # type: ignore[attr-defined]

@@ -1,5 +1,6 @@
 """The AI service's side of a review: reads the finished game from the engine (which checks the
-asker holds a seat), starts the review once, hands its turns to the analysis queue (or to its own
+asker holds a seat, or that the asker's watch id leads to the game: the engine keeps the links),
+starts the review once, hands its turns to the analysis queue (or to its own
 review process without workers), and answers with the review as it stands."""
 
 from __future__ import annotations
@@ -41,11 +42,12 @@ class Reviews:
             self._executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
             self._executor.submit(review_work.ready)
 
-    async def review(self, game_id: str, device: str) -> ai_pb2.ReviewReply:
-        if not game_id or not device:
-            raise Refusal("malformed", "a review names a game and the asker's device")
+    async def review(self, game_id: str, device: str, watch_id: str = "") -> ai_pb2.ReviewReply:
+        if not game_id or bool(device) == bool(watch_id):
+            raise Refusal("malformed", "a review names a game and either the asker's device or the game's watch id")
+        request = engine_pb2.GetGameRequest(game_id=game_id, device=device, watch_id=watch_id)
         try:
-            snapshot = await self.engine.GetGame(engine_pb2.GetGameRequest(game_id=game_id, device=device), timeout=5)
+            snapshot = await self.engine.GetGame(request, timeout=5)
         except grpc.RpcError as exc:
             raise refusal_of(exc) from None
         if not snapshot.over:

@@ -30,7 +30,7 @@ class AiService(ai_pb2_grpc.AiServicer):
         context: grpc.aio.ServicerContext[ai_pb2.ReviewRequest, ai_pb2.ReviewReply],
     ) -> ai_pb2.ReviewReply:
         try:
-            return await self.reviews.review(request.game_id, request.device)
+            return await self.reviews.review(request.game_id, request.device, request.watch_id)
         except Refusal as refusal:
             await abort(context, refusal)
 

@@ -206,16 +206,18 @@ def run(args: argparse.Namespace) -> int:
         if args.clients < 2 or args.spread < 0:
             print("boxedin load: --clients is at least 2 and --spread at least 0", file=sys.stderr)
             return 2
-        think = 1.0 if args.think == 0.0 else args.think
+        think = 1.0 if not args.think else args.think
         result = run_drain(args.clients, args.spread, think)
         print(json.dumps(result))
         return 0 if rollout_ok(result) else 1
     # Watching needs a game long enough for both phases of a run.
     args.mode = args.mode or ("classic" if args.watchers is not None else "mini")
     if args.watchers is not None:
-        from .watch import run_watch
+        from .watch import PACE_SECONDS, run_watch
 
+        args.think = PACE_SECONDS if args.think is None else args.think
         return run_watch(args)
+    args.think = args.think or 0.0
     if args.online:
         from .online import run_online
 
@@ -269,8 +271,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--pairs", type=int, default=50, help="with --online: pairs of players (default 50)")
     parser.add_argument("--json", action="store_true", help="with --online: print the figures as JSON, not a table")
     parser.add_argument(
-        "--think", type=float, default=0.0, metavar="S",
-        help="local games: S seconds on average between a game's actions, as a person (default 0)",
+        "--think", type=float, default=None, metavar="S",
+        help="local games: S seconds on average between a game's actions, as a person (default 0); with "
+        "--watchers: S seconds between the players' actions (default 0.2; 0: back to back)",
     )  # fmt: skip
     parser.add_argument(
         "--seconds", type=float, metavar="S",

@@ -2,8 +2,9 @@
 meet through Find Match and play; N watchers open the game's watch link on the same gateway. Each
 run plays the same number of actions first without watchers (the baseline), then with them, and
 measures the players' own round trip (action sent to its update) in both, and each update's
-delivery to every watcher (the action sent to the watcher's receiving its update). Three runs,
-each with a game of its own, give the spread."""
+delivery to every watcher (the action sent to the watcher's receiving its update). The watchers
+are a process of their own, apart from the players'. Three runs, each with a game of its own,
+give the spread."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import argparse
 import asyncio
 import contextlib
 import json
+import multiprocessing
 import re
 import sys
 import time
+from multiprocessing.connection import Connection
 from typing import Any
 
 import websockets
@@ -27,15 +30,23 @@ from .online import OnlineBroken, OnlinePlayer
 # head without parsing a thousand copies of the frame in this one client.
 UPDATE_HEAD = re.compile(rb'^\{"type":"update","seq":(\d+)')
 WAIT_SECONDS = 30.0
+# Between one action's update reaching both players and the next action: a quick player's click.
+# Back to back (--think 0) each update's fan-out overlaps the next action's; and 1,000 websockets
+# read in one Python process take in fewer updates a second than the gateway sends them.
+PACE_SECONDS = 0.2
 
 
 class Watchers:
-    """N websockets watching one game, each noting when every update reached it."""
+    """N websockets watching one game, each noting when every update reached it. They run in a
+    process of their own (Crowd): reading 1,000 sockets' frames takes a Python process much of
+    the time an update takes to reach them, and the players' process, timing its own round trip,
+    is not to wait for that."""
 
     def __init__(self, url: str, count: int) -> None:
         self.url = url
         self.count = count
         self.arrivals: dict[int, list[float]] = {}  # seq -> when it reached each watcher
+        self.update_bytes: list[int] = []  # the updates' sizes, as one watcher got them
         self._sockets: list[Any] = []
         self._readers: list[asyncio.Task[None]] = []
 
@@ -54,17 +65,20 @@ class Watchers:
                         raise OnlineBroken(f"watch refused: {frame['code']}: {frame['message']}")
                     if frame["type"] == "state":
                         break
-                self._readers.append(asyncio.create_task(self._read(ws)))
+                self._readers.append(asyncio.create_task(self._read(ws, first=not self._readers)))
 
         await asyncio.gather(*(one() for _ in range(self.count)))
 
-    async def _read(self, ws: Any) -> None:
+    async def _read(self, ws: Any, first: bool) -> None:
         with contextlib.suppress(websockets.WebSocketException):
             async for message in ws:
                 data = message if isinstance(message, bytes) else message.encode()
                 found = UPDATE_HEAD.match(data)
                 if found:
+                    # CLOCK_MONOTONIC, the one the players' process times its actions by.
                     self.arrivals.setdefault(int(found.group(1)), []).append(time.perf_counter())
+                    if first:
+                        self.update_bytes.append(len(data))
 
     async def until_all_have(self, seq: int) -> None:
         deadline = time.monotonic() + WAIT_SECONDS
@@ -77,6 +91,72 @@ class Watchers:
         for ws in self._sockets:
             with contextlib.suppress(OSError, websockets.WebSocketException):
                 await ws.close()
+
+
+def _crowd_process(pipe: Connection, url: str, count: int) -> None:
+    """The watchers' process: does what the players' process asks over ``pipe`` (Crowd)."""
+    event_loop.run(_serve_crowd(pipe, Watchers(url, count)))
+
+
+async def _serve_crowd(pipe: Connection, crowd: Watchers) -> None:
+    try:
+        while True:
+            command, argument = await asyncio.to_thread(pipe.recv)
+            if command == "open":
+                opened = time.perf_counter()
+                await crowd.open(argument)
+                pipe.send(("opened", time.perf_counter() - opened))
+            elif command == "collect":
+                for seq in argument:
+                    await crowd.until_all_have(seq)
+                arrivals = {seq: crowd.arrivals.get(seq, []) for seq in argument}
+                pipe.send(("arrivals", (arrivals, crowd.update_bytes)))
+            else:
+                break
+    except Exception as exc:
+        pipe.send(("failed", f"{type(exc).__name__}: {exc}"))
+    finally:
+        await crowd.close()
+        pipe.close()
+
+
+class Crowd:
+    """The players' side of the watchers' process."""
+
+    def __init__(self, url: str, count: int) -> None:
+        self.count = count
+        context = multiprocessing.get_context("spawn")
+        self._pipe, theirs = context.Pipe()
+        self._process = context.Process(target=_crowd_process, args=(theirs, url, count), daemon=True)
+        self._process.start()
+        theirs.close()
+
+    async def _ask(self, command: str, argument: Any = None) -> Any:
+        self._pipe.send((command, argument))
+        if not await asyncio.to_thread(self._pipe.poll, WAIT_SECONDS * 4):
+            raise OnlineBroken(f"the watchers' process did not answer {command}")
+        answer, result = self._pipe.recv()
+        if answer == "failed":
+            raise OnlineBroken(f"the watchers' process: {result}")
+        return result
+
+    async def open(self, watch_id: str) -> float:
+        """Opens every watcher on the link; the seconds that took."""
+        return float(await self._ask("open", watch_id))
+
+    async def collect(self, seqs: list[int]) -> tuple[dict[int, list[float]], list[int]]:
+        """When each of these updates reached each watcher (once all have it, or it waited
+        too long), and the updates' sizes in bytes."""
+        arrivals, sizes = await self._ask("collect", seqs)
+        return arrivals, sizes
+
+    async def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._pipe.send(("close", None))
+        await asyncio.to_thread(self._process.join, 10)
+        if self._process.is_alive():
+            self._process.kill()
+        self._pipe.close()
 
 
 async def _answer(mover: OnlinePlayer, seq: int, frame_id: int) -> dict[str, Any] | None:
@@ -95,11 +175,13 @@ async def _catch_up(player: OnlinePlayer, seq: int) -> None:
         await player.receive(deadline - time.monotonic())
 
 
-async def play_actions(players: list[OnlinePlayer], actions: int) -> list[tuple[int, float, float]]:
-    """Plays ``actions`` actions (the player to move acts, the other follows); returns each one's
-    (seq it made, when it was sent, its round trip)."""
+async def play_actions(players: list[OnlinePlayer], actions: int, pace: float = 0.0) -> list[tuple[int, float, float]]:
+    """Plays ``actions`` actions (the player to move acts, the other follows), ``pace`` seconds
+    apart; returns each one's (seq it made, when it was sent, its round trip)."""
     made: list[tuple[int, float, float]] = []
     while len(made) < actions:
+        if made and pace:
+            await asyncio.sleep(pace)
         state = players[0].state
         assert state is not None
         if state["over"]:
@@ -120,9 +202,9 @@ async def play_actions(players: list[OnlinePlayer], actions: int) -> list[tuple[
     return made
 
 
-async def one_run(url: str, watchers: int, actions: int, mode: str, run: int) -> dict[str, Any]:
+async def one_run(url: str, watchers: int, actions: int, mode: str, run: int, pace: float) -> dict[str, Any]:
     players = [OnlinePlayer(url, f"Player {run}-{seat}", seed=run * 2 + seat) for seat in (1, 2)]
-    crowd = Watchers(ws_url(url), watchers)
+    crowd = Crowd(ws_url(url), watchers)
     try:
         for player in players:
             await player.connect()
@@ -133,20 +215,18 @@ async def one_run(url: str, watchers: int, actions: int, mode: str, run: int) ->
             deadline = time.monotonic() + WAIT_SECONDS
             while not player.both_connected():
                 await player.receive(deadline - time.monotonic())
-        baseline = await play_actions(players, actions)
+        baseline = await play_actions(players, actions, pace)
         game = players[0].state["game"] if players[0].state is not None else ""
         link = await players[0].request({"type": "watch_link", "game": game})
         if link["type"] != "watch_link":
             raise OnlineBroken(f"no watch link: {link}")
-        opened = time.perf_counter()
-        await crowd.open(link["watch"])
-        opening = time.perf_counter() - opened
-        watched = await play_actions(players, actions)
+        opening = await crowd.open(link["watch"])
+        watched = await play_actions(players, actions, pace)
         deliveries: list[float] = []
         missed = 0
+        arrived, sizes = await crowd.collect([seq for seq, _, _ in watched])
         for seq, sent, _ in watched:
-            await crowd.until_all_have(seq)
-            arrivals = crowd.arrivals.get(seq, [])
+            arrivals = arrived.get(seq, [])
             missed += watchers - len(arrivals)
             deliveries.extend(arrival - sent for arrival in arrivals)
         return {
@@ -155,6 +235,7 @@ async def one_run(url: str, watchers: int, actions: int, mode: str, run: int) ->
             "deliveries": deliveries,
             "missed": missed,
             "opening_seconds": opening,
+            "update_bytes": sizes,
         }
     finally:
         await crowd.close()
@@ -167,10 +248,12 @@ def _ms(values: list[float], q: float) -> float:
     return round(percentile(values, q) * 1000, 1)
 
 
-async def run_watch_load(url: str, watchers: int, actions: int, mode: str, runs: int) -> dict[str, Any]:
+async def run_watch_load(
+    url: str, watchers: int, actions: int, mode: str, runs: int, pace: float = PACE_SECONDS
+) -> dict[str, Any]:
     results = []
     for run in range(runs):
-        results.append(await one_run(url, watchers, actions, mode, run))
+        results.append(await one_run(url, watchers, actions, mode, run, pace))
         print(f"run {run + 1}/{runs} done", file=sys.stderr)
 
     def spread(key: str, q: float) -> dict[str, Any]:
@@ -180,6 +263,7 @@ async def run_watch_load(url: str, watchers: int, actions: int, mode: str, runs:
     return {
         "watchers": watchers,
         "actions_per_phase": actions,
+        "seconds_between_actions": pace,
         "mode": mode,
         "runs": runs,
         "delivery_ms_p50": spread("deliveries", 0.50),
@@ -191,17 +275,26 @@ async def run_watch_load(url: str, watchers: int, actions: int, mode: str, runs:
         "deliveries": sum(len(result["deliveries"]) for result in results),
         "missed_deliveries": sum(result["missed"] for result in results),
         "seconds_to_open_all_watchers": [round(result["opening_seconds"], 2) for result in results],
+        "update_bytes_p50": int(percentile([size for result in results for size in result["update_bytes"]], 0.5)),
     }
 
 
-def run_on_own_stack(watchers: int, actions: int, mode: str, runs: int) -> dict[str, Any]:
+def run_on_own_stack(watchers: int, actions: int, mode: str, runs: int, pace: float) -> dict[str, Any]:
     from boxedin.supervisor.launcher import Stack
 
     stack = Stack.on_free_ports(
         "load-watch:",
         worker=False,
-        # Every watcher comes from this machine's address.
-        extra_env={"BOXEDIN_CONNECTIONS_PER_ADDRESS": str(watchers + 100)},
+        # Every watcher comes from this machine's address, all opening the link at once, and
+        # none says anything after `watch` (each is an idle connection of that address).
+        extra_env={
+            "BOXEDIN_CONNECTIONS_PER_ADDRESS": str(watchers + 100),
+            "BOXEDIN_IDLE_CONNECTIONS_PER_ADDRESS": str(watchers + 100),
+            "BOXEDIN_ADDRESS_CONNECTS_BURST": str(watchers + 100),
+            "BOXEDIN_ADDRESS_CONNECTS_PER_SECOND": str(watchers + 100),
+            "BOXEDIN_ADDRESS_FRAMES_BURST": str(10 * watchers + 1000),
+            "BOXEDIN_ADDRESS_FRAMES_PER_SECOND": str(10 * watchers + 1000),
+        },
     )
     try:
         stack.start_redis()
@@ -210,20 +303,22 @@ def run_on_own_stack(watchers: int, actions: int, mode: str, runs: int) -> dict[
         stack.start_matchmaker()
         stack.start_gateway(stack.gateway_port)
         stack.wait_ready(stack.gateway_port)
-        return event_loop.run(run_watch_load(stack.url(), watchers, actions, mode, runs))
+        return event_loop.run(run_watch_load(stack.url(), watchers, actions, mode, runs, pace))
     finally:
         stack.stop()
 
 
 def run_watch(args: argparse.Namespace) -> int:
-    if args.watchers < 1 or args.actions < 1 or args.runs < 1:
-        print("boxedin load: --watchers, --actions and --runs are at least 1", file=sys.stderr)
+    if args.watchers < 1 or args.actions < 1 or args.runs < 1 or args.think < 0:
+        print("boxedin load: --watchers, --actions and --runs are at least 1, --think at least 0", file=sys.stderr)
         return 2
     try:
         if args.own_stack:
-            result = run_on_own_stack(args.watchers, args.actions, args.mode, args.runs)
+            result = run_on_own_stack(args.watchers, args.actions, args.mode, args.runs, args.think)
         else:
-            result = event_loop.run(run_watch_load(args.url, args.watchers, args.actions, args.mode, args.runs))
+            result = event_loop.run(
+                run_watch_load(args.url, args.watchers, args.actions, args.mode, args.runs, args.think)
+            )
     except OSError as exc:
         print(f"boxedin load: cannot reach {args.url}: {exc}", file=sys.stderr)
         return 1

@@ -36,7 +36,7 @@ export function advantage(turns: readonly (TurnFigures | null)[]): (number | nul
 
 /** The sentence the progress line shows. */
 export function progressLine(done: number, total: number): string {
-  if (done >= total) return `All ${total} turns analysed.`;
+  if (done >= total) return total === 1 ? "The one turn analysed." : `All ${total} turns analysed.`;
   return `Analysing turn ${done + 1} of ${total}…`;
 }
 

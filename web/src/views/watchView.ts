@@ -1,10 +1,11 @@
 // The watch screen: an online game watched by its link (docs/protocol.md, Watching), live and
 // read-only. The same board and score cards as the players', through the same updates and seq;
-// nothing on it acts. When the game ends it shows the result, and the review's button goes in
-// its `.watch-after` row beside the menu's.
+// nothing on it acts. When the game ends it shows the result, with a Review button that opens the
+// same review screen as the players' (read-only, as theirs is), asked by the watch id.
 
 import type { App, Screen } from "../app";
 import { BoardView } from "./board";
+import { ReviewView } from "./reviewView";
 import { h } from "./dom";
 import { GameSession } from "../state/gameSession";
 import { ScoreView } from "./scoreView";
@@ -61,8 +62,8 @@ export function mountWatch(app: App, root: HTMLElement): Screen {
   const resultTitle = h("h2", { class: "watch-result-title" });
   const resultScores = h("p", { class: "watch-result-scores" });
   const menuBtn = h("button", { type: "button", class: "btn primary" }, "Back to the menu");
-  // The row the result's buttons go in: the review's (issue 29, Review) joins the menu's here.
-  const after = h("div", { class: "watch-after form-buttons" }, menuBtn);
+  const reviewBtn = h("button", { type: "button", class: "btn" }, "Review");
+  const after = h("div", { class: "watch-after form-buttons" }, reviewBtn, menuBtn);
   const result = h("section", { class: "watch-result", "aria-label": "Result", hidden: true }, resultTitle, resultScores, after);
   const gone = h("section", { class: "watch-gone", hidden: true });
   const main = h("div", { class: "board-column" }, scores.root, h("div", { class: "board-wrap" }, board.root), h("div", { class: "online-bar" }, limit, away));
@@ -141,8 +142,20 @@ export function mountWatch(app: App, root: HTMLElement): Screen {
       },
     }),
   );
+  let reviewing = false;
+  function review(): void {
+    const g = session.game;
+    if (!g?.over || reviewing) return;
+    reviewing = true;
+    new ReviewView(app.conn, g, () => {
+      reviewing = false;
+      reviewBtn.focus();
+    });
+  }
+
   backBtn.addEventListener("click", stop);
   menuBtn.addEventListener("click", stop);
+  reviewBtn.addEventListener("click", review);
   const tick = setInterval(renderTimers, 500);
   offs.push(() => clearInterval(tick));
   if (app.conn.game && app.conn.watching !== null) {

@@ -19,6 +19,7 @@ describe("the review screen's wording and graph", () => {
   it("says which turn is being analysed, then that all are", () => {
     expect(progressLine(11, 40)).toBe("Analysing turn 12 of 40…");
     expect(progressLine(40, 40)).toBe("All 40 turns analysed.");
+    expect(progressLine(1, 1)).toBe("The one turn analysed.");
   });
 
   it("graphs player 1's expected margin: a player 2 turn's value is turned round, a missing turn is a gap", () => {
