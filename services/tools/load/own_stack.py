@@ -123,7 +123,10 @@ def run_on_own_stack(
     ramp: float,
     gateways: int = 1,
     routing: str = "partition",
+    stack_path: str | None = None,
 ) -> dict[str, Any]:
+    """``stack_path``: the stack's processes import boxedin from this folder (PYTHONPATH), not
+    the load's own: scripts/compare-load runs an earlier commit's services under this tree's load."""
     port = free_port()
     stack = Stack(
         key_prefix="load:",
@@ -143,6 +146,7 @@ def run_on_own_stack(
             "BOXEDIN_ADDRESS_FRAMES_BURST": str(1000 * concurrency),
             "BOXEDIN_ADDRESS_ACTIONS_PER_SECOND": str(1000 * concurrency),
             "BOXEDIN_ADDRESS_ACTIONS_BURST": str(1000 * concurrency),
+            **({"PYTHONPATH": stack_path} if stack_path is not None else {}),
         },
     )
     try:
