@@ -59,7 +59,7 @@ def _action_metrics(kind: str, actor: str) -> tuple[Any, Any]:
 @dataclass(frozen=True, slots=True)
 class _Asked:
     """An action as asked for: by whom, at which seq (negative: any), under which repeat key,
-    and whether the reply carries the whole state."""
+    and whether the reply carries the whole state and the serialised game."""
 
     game_id: str
     caller: Caller
@@ -67,6 +67,7 @@ class _Asked:
     expected_seq: int
     repeat_key: str = ""
     whole_state: bool = False
+    with_record: bool = False
 
 
 class EngineService(OnlineCalls):
@@ -150,7 +151,10 @@ class EngineService(OnlineCalls):
         caller = caller_of(request)
         if request.repeat_key and not _REPEAT_KEY.fullmatch(request.repeat_key):
             raise Refusal("malformed", "a repeat key is 16 to 64 lowercase hexadecimal digits")
-        asked = _Asked(request.game_id, caller, action, request.expected_seq, request.repeat_key, request.whole_state)
+        asked = _Asked(
+            request.game_id, caller, action, request.expected_seq, request.repeat_key,
+            request.whole_state, request.with_record,
+        )  # fmt: skip
         return await self._act(asked, started)
 
     async def _act(self, asked: _Asked, started: float) -> common_pb2.GameSnapshot:
@@ -210,12 +214,12 @@ class EngineService(OnlineCalls):
         )
         if applied.left:
             # Resigning an online game is leaving it: stored as a Leave call stores it.
-            snapshot = await self._commit(stored, game, applied.action, now, None)
+            snapshot = await self._commit(stored, game, applied.action, now, None, with_record=asked.with_record)
             snapshot.seat = applied.seat
             return snapshot
         snapshot = await self._commit(
             stored, game, applied.action, now, asked.caller,
-            whole_state=asked.whole_state, repeat_key=asked.repeat_key,
+            whole_state=asked.whole_state, with_record=asked.with_record, repeat_key=asked.repeat_key,
         )  # fmt: skip
         snapshot.seat = applied.seat if isinstance(asked.caller, Person) else 0
         if applied.time_up:
