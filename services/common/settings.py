@@ -169,7 +169,7 @@ class Settings(BaseSettings):
     # sent no frame this long (the web client pings every 10 s, even from a background tab).
     hello_timeout_seconds: float = Field(default=10.0, gt=0)
     # A connection that stopped answering (a phone that lost its network without a word) is
-    # noticed: the gateway pings every client this often at the websocket level and closes one
+    # noticed: the gateway pings a client silent this long at the websocket level and closes one
     # that has not answered within ws_ping_timeout_seconds, 20 s after its last sign of life at most.
     ws_ping_interval_seconds: float = Field(default=10.0, gt=0)
     ws_ping_timeout_seconds: float = Field(default=10.0, gt=0)
