@@ -37,6 +37,14 @@ _Response = TypeVar("_Response")
 _AioUnary: TypeAlias = Callable[[_Request, grpc.aio.ServicerContext[_Request, _Response]], Awaitable[_Response]]
 
 
+def observe_call(method: str, code: str, elapsed: float) -> None:
+    """Counts one call (or one call of a stream, as Engine.ActStream's actions are counted as
+    Act) by method and status code, and logs it when it failed."""
+    RPC_LATENCY.labels(method, code).observe(elapsed)
+    if code != "OK" and code not in _REFUSALS:
+        _failed.log(f"{method} {code}", "rpc failed", level=logging.WARNING, method=method, code=code, seconds=elapsed)
+
+
 class ObservingInterceptor(grpc.aio.ServerInterceptor):
     """Times every unary call by method and status code, and logs the slow or failed ones."""
 
@@ -61,17 +69,7 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
                 code = status.name if isinstance(status, grpc.StatusCode) else "UNKNOWN"
                 raise
             finally:
-                elapsed = time.perf_counter() - start
-                RPC_LATENCY.labels(method, code).observe(elapsed)
-                if code != "OK" and code not in _REFUSALS:
-                    _failed.log(
-                        f"{method} {code}",
-                        "rpc failed",
-                        level=logging.WARNING,
-                        method=method,
-                        code=code,
-                        seconds=elapsed,
-                    )
+                observe_call(method, code, time.perf_counter() - start)
 
         return grpc.unary_unary_rpc_method_handler(
             observed,

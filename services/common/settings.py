@@ -36,6 +36,10 @@ class Settings(BaseSettings):
     # "partition": each game's calls to its replica; "round_robin": every call to the next live
     # replica in turn (as before issue 32, kept as the baseline `boxedin bench replicas` measures).
     engine_routing: Literal["partition", "round_robin"] = "partition"
+    # True: a caller's actions go over one long-lived stream to each replica (Engine.ActStream,
+    # boxedin.common.act_line); False: a unary Act call each (as before issue 32, the baseline
+    # `boxedin bench grpc` measures).
+    engine_act_stream: bool = True
     ai_address: str = "127.0.0.1:50052"
     stats_address: str = "127.0.0.1:50053"
     matchmaker_address: str = "127.0.0.1:50054"
