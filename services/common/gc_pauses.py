@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import time
+from collections import deque
 from typing import Any
 
 from .metrics import GC_PAUSE
@@ -33,6 +34,9 @@ def settle_gc() -> None:
 
 
 _started = 0.0
+# The last collections, (start, end) on time.perf_counter(): what a stall of the event loop was
+# (boxedin.common.stalls).
+_recent: deque[tuple[float, float]] = deque(maxlen=256)
 
 
 def _timed(phase: str, info: dict[str, Any]) -> None:
@@ -40,4 +44,11 @@ def _timed(phase: str, info: dict[str, Any]) -> None:
     if phase == "start":
         _started = time.perf_counter()
     else:
-        GC_PAUSE.labels(str(info["generation"])).observe(time.perf_counter() - _started)
+        ended = time.perf_counter()
+        GC_PAUSE.labels(str(info["generation"])).observe(ended - _started)
+        _recent.append((_started, ended))
+
+
+def collected_between(start: float, end: float) -> float:
+    """The seconds garbage collections took between two moments (time.perf_counter())."""
+    return sum(min(end, stop) - max(start, began) for began, stop in _recent if stop > start and began < end)

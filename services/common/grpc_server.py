@@ -22,6 +22,7 @@ from .metrics import RPC_LATENCY
 from .reasons import REFUSAL_STATUSES
 from .service_auth import CallerCheck
 from .settings import settings
+from .stalls import StallWatch
 
 log = logging.getLogger("boxedin.grpc")
 # A call refused for what it asked is no failure of the service (boxedin.common.reasons).
@@ -142,6 +143,8 @@ async def serve(
     await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(progress.LIVENESS, health_pb2.HealthCheckResponse.SERVING)
     following = asyncio.create_task(progress.follow(health_servicer, ["", name]))
+    stalls = StallWatch(settings().stall_stacks)
+    stalls.start()
     log.info("serving", extra={"address": address, "metrics_port": metrics_port})
 
     stopping = asyncio.Event()
@@ -151,6 +154,7 @@ async def serve(
     await stopping.wait()
     log.info("stopping", extra={"grace_seconds": grace})
     await stop_task(following)
+    await stalls.stop()
     await health_servicer.enter_graceful_shutdown()
     await server.stop(grace)
     if on_stop is not None:

@@ -207,6 +207,10 @@ class Settings(BaseSettings):
     # Redis out of reach for no longer than this keeps a service ready (a blip: clients say
     # "reconnecting"); longer, it is taken out of its Service until Redis is back.
     redis_blip_seconds: float = Field(default=10.0, ge=0)
+    # Where a stall of the event loop (50 ms or more) spent its time: its stack is logged
+    # (boxedin.common.stalls; for measurements: looking costs about 1 ms of CPU a second). The
+    # stalls are counted by cause whether or not (boxedin_event_loop_stalls_total).
+    stall_stacks: bool = False
     # Test-only controls, refused in production: while the file test_freeze_file exists and names
     # a loop (one name a line), that loop's rounds block (boxedin.common.progress).
     test_controls: bool = False

@@ -231,6 +231,7 @@ def run(args: argparse.Namespace) -> int:
             args.games, concurrency, args.mode,
             engines=args.engines, think=args.think, seconds=args.seconds, ramp=args.ramp,
             gateways=args.gateways, routing=args.routing, stack_path=args.stack_path,
+            stall_stacks=args.stall_stacks,
         )  # fmt: skip
         print(json.dumps(result))
         return 0 if result["failed_games"] == 0 else 1
@@ -288,6 +289,10 @@ def register(subparsers: Any) -> None:
         help="start a stack of its own (no AI) and report the CPU each process spent per 1,000 actions",
     )  # fmt: skip
     parser.add_argument("--engines", type=int, default=1, help="with --own-stack: engine replicas (default 1)")
+    parser.add_argument(
+        "--stall-stacks", metavar="DIR",
+        help="with --own-stack: the processes' logs in DIR, where each event loop stall says where it was",
+    )  # fmt: skip
     parser.add_argument(
         "--stack-path", metavar="DIR",
         help="with --own-stack: the stack's processes import boxedin from DIR (scripts/compare-load's baseline)",
