@@ -417,32 +417,33 @@ class GameStore:
         by_partition: dict[int, list[str]] = {}
         for game_id in followed:
             by_partition.setdefault(partition_of(game_id, self.keys.partitions), []).append(game_id)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for mode in modes:
-                for partition in range(self.keys.partitions):
+        now = dict.fromkeys(modes, 0)
+        online_now = dict.fromkeys(modes, 0)
+        # One pipeline a partition, not one for all: with thousands of games followed, encoding
+        # their ids for every mode at once held the engine's event loop for tens of milliseconds
+        # every few seconds, and every action waited (issue 32, the round trip's tail).
+        for partition in range(self.keys.partitions):
+            ids = by_partition.get(partition)
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for mode in modes:
                     running, online = self.keys.running(partition, mode), self.keys.running_online(partition, mode)
                     if prune:
                         pipe.zremrangebyscore(running, "-inf", stale)
                         pipe.zremrangebyscore(online, "-inf", stale)
                     pipe.zcard(online)
-                    ids = by_partition.get(partition)
                     if ids:
                         pipe.zmscore(running, ids)
                         pipe.zmscore(online, ids)
-            replies = iter(await pipe.execute())
-        now: dict[str, int] = {}
-        online_now: dict[str, int] = {}
-        for mode in modes:
-            played = online_played = 0
-            for partition in range(self.keys.partitions):
+                replies = iter(await pipe.execute())
+            for mode in modes:
                 if prune:
                     next(replies), next(replies)
                 online_count = int(next(replies))
-                online_played += online_count
-                played += online_count
-                if by_partition.get(partition):
+                online_now[mode] += online_count
+                now[mode] += online_count
+                if ids:
                     in_running, in_online = next(replies), next(replies)
                     # Followed games of the mode that are not online (those are counted above).
-                    played += sum(1 for r, o in zip(in_running, in_online, strict=True) if r is not None and o is None)
-            now[mode], online_now[mode] = played, online_played
+                    pairs = zip(in_running, in_online, strict=True)
+                    now[mode] += sum(1 for r, o in pairs if r is not None and o is None)
         return now, online_now
