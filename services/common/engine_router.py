@@ -22,6 +22,12 @@ Calls that are about no game yet (a new game, a device's saved game, the figures
 replica of a key of their own: a new game's id is drawn here, before the call, so that even the
 first call of a game lands on its replica (CreateGameRequest.game_id); a device's calls go to
 the replica of its token's partition.
+
+Actions go over one long-lived stream to each replica (boxedin.common.act_line), not as a unary
+call each (BOXEDIN_ENGINE_ACT_STREAM): a unary call costs each side about twice the CPU of a
+message on a stream (issue 32). An action is routed as any call, and its answer or refusal is the same;
+those a line leaves unanswered when it breaks are made at the next replica as a unary call's
+would be. A replica that is down is sent unary calls, which wait for it up to their deadlines.
 """
 
 from __future__ import annotations
@@ -41,10 +47,11 @@ import grpc
 
 from boxedin.v1 import engine_pb2, engine_pb2_grpc
 
+from .act_line import Line, LineCall
 from .game_ids import new_game_id
 from .keys import partition_of
 from .reasons import REASON_KEY
-from .service_auth import CallerCredentials
+from .service_auth import CallerCredentials, call_metadata
 from .settings import Settings
 
 log = logging.getLogger("boxedin.engine_router")
@@ -138,17 +145,27 @@ class _Endpoint:
     down: bool = False
     ready_once: bool = False
     watcher: asyncio.Task[None] | None = field(default=None, repr=False)
+    # Its actions' stream (act_line), opened on the first action; an engine of before ActStream
+    # is sent unary Act calls (``unary_only``).
+    line: Line | None = field(default=None, repr=False)
+    unary_only: bool = False
 
 
 class _Routed(grpc.aio.UnaryUnaryMultiCallable[_Request, _Reply]):
     """One engine method: each call goes to the replica of its request's routing key."""
 
     def __init__(
-        self, router: EngineRouter, pick: Callable[[_Request], str], method: _Method[_Request, _Reply]
+        self,
+        router: EngineRouter,
+        pick: Callable[[_Request], str],
+        method: _Method[_Request, _Reply],
+        *,
+        on_line: bool = False,
     ) -> None:
         self._router = router
         self._pick = pick
         self._method = method
+        self._on_line = on_line  # Act: sent over the replica's action stream (act_line)
 
     def __call__(
         self,
@@ -161,7 +178,7 @@ class _Routed(grpc.aio.UnaryUnaryMultiCallable[_Request, _Reply]):
         compression: grpc.Compression | None = None,
     ) -> grpc.aio.UnaryUnaryCall[_Request, _Reply]:
         options = _CallOptions(timeout, metadata, credentials, wait_for_ready, compression)
-        return _RoutedCall(self._router, self._pick(request), self._method, request, options)
+        return _RoutedCall(self._router, self._pick(request), self._method, request, options, self._on_line)
 
 
 _Method = Callable[["engine_pb2_grpc.EngineAsyncStub"], grpc.aio.UnaryUnaryMultiCallable[_Request, _Reply]]
@@ -191,14 +208,34 @@ class _RoutedCall(grpc.aio.UnaryUnaryCall[_Request, _Reply]):
         method: _Method[_Request, _Reply],
         request: _Request,
         options: _CallOptions,
+        on_line: bool = False,
     ) -> None:
         self._router, self._key, self._method, self._request, self._options = router, key, method, request, options
+        self._on_line = on_line
         self._endpoint = router.endpoint_for(key)
         self._call = self._start(self._endpoint)
         self._retried = False
 
+    def _line_takes(self, endpoint: _Endpoint) -> bool:
+        """An action goes over the replica's line unless the replica is down (its call then
+        waits for it, as a unary call does) or the call carries options a stream's message
+        cannot."""
+        options = self._options
+        return (
+            self._on_line
+            and not endpoint.down
+            and not endpoint.unary_only
+            and options.metadata is None
+            and options.credentials is None
+            and options.wait_for_ready is None
+            and options.compression is None
+        )
+
     def _start(self, endpoint: _Endpoint) -> grpc.aio.UnaryUnaryCall[_Request, _Reply]:
         options = self._options
+        if self._line_takes(endpoint):
+            line = self._router.line(endpoint)
+            return LineCall(line, self._request, options.timeout)  # type: ignore[arg-type, return-value]
         wait_for_ready = options.wait_for_ready
         if wait_for_ready is None and endpoint.down:
             # Every replica is down: wait for one to be back, up to the call's deadline, as a
@@ -217,6 +254,11 @@ class _RoutedCall(grpc.aio.UnaryUnaryCall[_Request, _Reply]):
         try:
             return await self._call
         except grpc.aio.AioRpcError as error:
+            if isinstance(self._call, LineCall) and error.code() is grpc.StatusCode.UNIMPLEMENTED:
+                # An engine of before ActStream (a rolling upgrade): its actions go as Act calls.
+                self._endpoint.unary_only = True
+                self._call = self._start(self._endpoint)
+                return await self._reply()
             if self._retried or not _unreachable(error):
                 raise
             self._router.mark_down(self._endpoint)
@@ -321,6 +363,7 @@ class EngineRouter(_Stub):
         *,
         resolve_seconds: float = 10.0,
         routing: str = "partition",
+        act_stream: bool = True,
     ) -> None:
         if routing not in ("partition", "round_robin"):
             raise ValueError(f"engine routing is partition or round_robin, not {routing!r}")
@@ -330,6 +373,7 @@ class EngineRouter(_Stub):
         self.partitions = partitions
         self.resolve_seconds = resolve_seconds
         self._credentials = CallerCredentials(caller, secret)
+        self._metadata = call_metadata(caller, secret)  # an action stream's, once when it opens
         self._endpoints: dict[str, _Endpoint] = {}
         # Each partition's ranking of the endpoints known (live or not), worked out when they change.
         self._rankings: list[list[_Endpoint]] = [[] for _ in range(partitions)]
@@ -340,7 +384,7 @@ class EngineRouter(_Stub):
             self._set_endpoints(list(self.address.fixed))
         self.CreateGame = _Routed(self, _new_game, lambda stub: stub.CreateGame)
         self.GetGame = _Routed(self, _by_game, lambda stub: stub.GetGame)
-        self.Act = _Routed(self, _by_game, lambda stub: stub.Act)
+        self.Act = _Routed(self, _by_game, lambda stub: stub.Act, on_line=act_stream)
         self.GetSavedGame = _Routed(self, _by_device, lambda stub: stub.GetSavedGame)
         self.ResumeGame = _Routed(self, _by_device, lambda stub: stub.ResumeGame)
         self.DiscardSavedGame = _Routed(self, _by_device, lambda stub: stub.DiscardSavedGame)
@@ -430,9 +474,21 @@ class EngineRouter(_Stub):
                 return
             await endpoint.channel.wait_for_state_change(state)
 
+    def line(self, endpoint: _Endpoint) -> Line:
+        """The endpoint's action stream: the one open, or a new one when it has served its time
+        or ended (the old one is half-closed, and ends once its actions are answered)."""
+        line = endpoint.line
+        if line is None or not line.usable:
+            if line is not None:
+                line.retire()
+            line = endpoint.line = Line(endpoint.stub, self._metadata)
+        return line
+
     async def _close(self, endpoint: _Endpoint) -> None:
         if endpoint.watcher is not None:
             endpoint.watcher.cancel()
+        if endpoint.line is not None:
+            endpoint.line.retire()
         # Calls under way finish first (their own deadlines bound them).
         await endpoint.channel.close(grace=10)
 
@@ -443,6 +499,8 @@ class EngineRouter(_Stub):
         for endpoint in endpoints:
             if endpoint.watcher is not None:
                 endpoint.watcher.cancel()
+            if endpoint.line is not None:
+                endpoint.line.close()
             await endpoint.channel.close()
 
     # --- the choice ---------------------------------------------------------------------------
@@ -499,6 +557,7 @@ async def engine_router(config: Settings, caller: str) -> EngineRouter:
         config.work_partitions,
         resolve_seconds=config.engine_resolve_seconds,
         routing=config.engine_routing,
+        act_stream=config.engine_act_stream,
     )
     await router.start()
     return router

@@ -22,6 +22,7 @@ from .metrics import RPC_LATENCY
 from .reasons import REFUSAL_STATUSES
 from .service_auth import CallerCheck
 from .settings import settings
+from .stalls import StallWatch
 
 log = logging.getLogger("boxedin.grpc")
 # A call refused for what it asked is no failure of the service (boxedin.common.reasons).
@@ -35,6 +36,14 @@ _Response = TypeVar("_Response")
 # A unary method as a grpc.aio server runs it: a coroutine function of the request and the aio
 # context. typeshed's RpcMethodHandler.unary_unary has the synchronous server's signature.
 _AioUnary: TypeAlias = Callable[[_Request, grpc.aio.ServicerContext[_Request, _Response]], Awaitable[_Response]]
+
+
+def observe_call(method: str, code: str, elapsed: float) -> None:
+    """Counts one call (or one call of a stream, as Engine.ActStream's actions are counted as
+    Act) by method and status code, and logs it when it failed."""
+    RPC_LATENCY.labels(method, code).observe(elapsed)
+    if code != "OK" and code not in _REFUSALS:
+        _failed.log(f"{method} {code}", "rpc failed", level=logging.WARNING, method=method, code=code, seconds=elapsed)
 
 
 class ObservingInterceptor(grpc.aio.ServerInterceptor):
@@ -61,17 +70,7 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
                 code = status.name if isinstance(status, grpc.StatusCode) else "UNKNOWN"
                 raise
             finally:
-                elapsed = time.perf_counter() - start
-                RPC_LATENCY.labels(method, code).observe(elapsed)
-                if code != "OK" and code not in _REFUSALS:
-                    _failed.log(
-                        f"{method} {code}",
-                        "rpc failed",
-                        level=logging.WARNING,
-                        method=method,
-                        code=code,
-                        seconds=elapsed,
-                    )
+                observe_call(method, code, time.perf_counter() - start)
 
         return grpc.unary_unary_rpc_method_handler(
             observed,
@@ -144,6 +143,8 @@ async def serve(
     await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(progress.LIVENESS, health_pb2.HealthCheckResponse.SERVING)
     following = asyncio.create_task(progress.follow(health_servicer, ["", name]))
+    stalls = StallWatch(settings().stall_stacks)
+    stalls.start()
     log.info("serving", extra={"address": address, "metrics_port": metrics_port})
 
     stopping = asyncio.Event()
@@ -153,6 +154,7 @@ async def serve(
     await stopping.wait()
     log.info("stopping", extra={"grace_seconds": grace})
     await stop_task(following)
+    await stalls.stop()
     await health_servicer.enter_graceful_shutdown()
     await server.stop(grace)
     if on_stop is not None:

@@ -22,6 +22,17 @@ GC_PAUSE = Histogram(
     ["generation"],
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
 )
+# How late the event loop's watch woke (boxedin.common.stalls): what every callback waited then.
+LOOP_LAG = Histogram(
+    "boxedin_event_loop_lag_seconds",
+    "How late the event loop ran a timer due every 20 ms",
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
+)
+LOOP_STALLS = Counter(
+    "boxedin_event_loop_stalls_total",
+    "Event loop stalls of 50 ms or more, by cause (gc, busy: the loop's own work, starved: no CPU)",
+    ["cause"],
+)
 RPC_LATENCY = Histogram("boxedin_rpc_seconds", "gRPC calls served, by method and status code", ["method", "code"])
 GAMES_CREATED = Counter("boxedin_games_created_total", "Games started", ["mode", "opponent"])
 ACTIONS = Counter("boxedin_actions_total", "Actions applied", ["action", "actor"])

@@ -13,8 +13,8 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import hmac
-from collections.abc import Awaitable, Callable
-from typing import TypeAlias, TypeVar, cast
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import NoReturn, TypeAlias, TypeVar, cast
 
 import grpc
 
@@ -32,6 +32,7 @@ METHOD_CALLERS: dict[str, dict[str, frozenset[str]]] = {
         "CreateGame": _GATEWAY,
         "GetGame": _GATEWAY | {"ai"},  # the AI reads the games it plays
         "Act": _GATEWAY | {"ai"},  # the AI plays the computer's turns
+        "ActStream": _GATEWAY | {"ai"},  # the same actions, over one stream (engine_router's)
         "GetSavedGame": _GATEWAY,
         "ResumeGame": _GATEWAY,
         "DiscardSavedGame": _GATEWAY,
@@ -65,6 +66,11 @@ _caller: contextvars.ContextVar[str] = contextvars.ContextVar("boxedin_calling_s
 _Request = TypeVar("_Request")
 _Response = TypeVar("_Response")
 _AioUnary: TypeAlias = Callable[[_Request, grpc.aio.ServicerContext[_Request, _Response]], Awaitable[_Response]]
+# A stream-stream method as a grpc.aio server runs it: reads the requests and writes its answers
+# through the context (Engine.ActStream).
+_AioStream: TypeAlias = Callable[
+    [AsyncIterator[_Request], grpc.aio.ServicerContext[_Request, _Response]], Awaitable[None]
+]
 
 
 class MissingSecret(RuntimeError):
@@ -155,17 +161,46 @@ class CallerCheck(grpc.aio.ServerInterceptor):
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler[_Request, _Response] | None:
         handler = await continuation(handler_call_details)
-        if handler is None or handler.unary_unary is None or handler_call_details.method.startswith(_HEALTH):
+        if handler is None or handler_call_details.method.startswith(_HEALTH):
             return handler
         metadata = handler_call_details.invocation_metadata or ()
         verdict = self._refusal(handler_call_details.method.rsplit("/", 1)[-1], metadata)
+
+        async def refuse(
+            context: grpc.aio.ServicerContext[_Request, _Response], refusal: tuple[grpc.StatusCode, str]
+        ) -> NoReturn:
+            status, message = refusal
+            reason = "unauthenticated" if status == grpc.StatusCode.UNAUTHENTICATED else "not_allowed"
+            await context.abort(status, message, trailing_metadata=((REASON_KEY, reason),))
+            raise AssertionError("unreachable: abort raises")
+
+        if handler.stream_stream is not None:
+            stream = cast("_AioStream[_Request, _Response]", handler.stream_stream)
+
+            async def checked_stream(
+                requests: AsyncIterator[_Request], context: grpc.aio.ServicerContext[_Request, _Response]
+            ) -> None:
+                if isinstance(verdict, tuple):
+                    await refuse(context, verdict)
+                # The calls of the stream run as tasks started from here: they inherit the caller.
+                token = _caller.set(verdict)
+                try:
+                    await stream(requests, context)
+                finally:
+                    _caller.reset(token)
+
+            return grpc.stream_stream_rpc_method_handler(
+                checked_stream,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_unary is None:
+            return None  # no other kind of method is served unchecked (gRPC answers UNIMPLEMENTED)
         inner = cast("_AioUnary[_Request, _Response]", handler.unary_unary)
 
         async def checked(request: _Request, context: grpc.aio.ServicerContext[_Request, _Response]) -> _Response:
             if isinstance(verdict, tuple):
-                status, message = verdict
-                reason = "unauthenticated" if status == grpc.StatusCode.UNAUTHENTICATED else "not_allowed"
-                await context.abort(status, message, trailing_metadata=((REASON_KEY, reason),))
+                await refuse(context, verdict)
             token = _caller.set(verdict)
             try:
                 return await inner(request, context)

@@ -36,6 +36,10 @@ class Settings(BaseSettings):
     # "partition": each game's calls to its replica; "round_robin": every call to the next live
     # replica in turn (as before issue 32, kept as the baseline `boxedin bench replicas` measures).
     engine_routing: Literal["partition", "round_robin"] = "partition"
+    # True: a caller's actions go over one long-lived stream to each replica (Engine.ActStream,
+    # boxedin.common.act_line); False: a unary Act call each (as before issue 32, the baseline
+    # `boxedin bench grpc` measures).
+    engine_act_stream: bool = True
     ai_address: str = "127.0.0.1:50052"
     stats_address: str = "127.0.0.1:50053"
     matchmaker_address: str = "127.0.0.1:50054"
@@ -171,7 +175,7 @@ class Settings(BaseSettings):
     # sent no frame this long (the web client pings every 10 s, even from a background tab).
     hello_timeout_seconds: float = Field(default=10.0, gt=0)
     # A connection that stopped answering (a phone that lost its network without a word) is
-    # noticed: the gateway pings every client this often at the websocket level and closes one
+    # noticed: the gateway pings a client silent this long at the websocket level and closes one
     # that has not answered within ws_ping_timeout_seconds, 20 s after its last sign of life at most.
     ws_ping_interval_seconds: float = Field(default=10.0, gt=0)
     ws_ping_timeout_seconds: float = Field(default=10.0, gt=0)
@@ -205,6 +209,10 @@ class Settings(BaseSettings):
     # Redis out of reach for no longer than this keeps a service ready (a blip: clients say
     # "reconnecting"); longer, it is taken out of its Service until Redis is back.
     redis_blip_seconds: float = Field(default=10.0, ge=0)
+    # Where a stall of the event loop (50 ms or more) spent its time: its stack is logged
+    # (boxedin.common.stalls; for measurements: looking costs about 1 ms of CPU a second). The
+    # stalls are counted by cause whether or not (boxedin_event_loop_stalls_total).
+    stall_stacks: bool = False
     # Test-only controls, refused in production: while the file test_freeze_file exists and names
     # a loop (one name a line), that loop's rounds block (boxedin.common.progress).
     test_controls: bool = False

@@ -23,6 +23,7 @@ from boxedin.common.progress import LIVENESS, WATCH
 from boxedin.common.redis_client import connect
 from boxedin.common.service_auth import check_secret
 from boxedin.common.settings import Settings, settings
+from boxedin.common.stalls import StallWatch
 from boxedin.v1 import ai_pb2_grpc, matchmaker_pb2_grpc, stats_pb2_grpc
 
 from . import ops
@@ -63,6 +64,8 @@ def create_app(config: Settings | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        stalls = StallWatch(config.stall_stacks)
+        stalls.start()
         client = connect(config)
         hub = UpdateHub(client, config.keys())
         await hub.start()
@@ -111,6 +114,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
             await ai_channel.close()
             await stats_channel.close()
             await client.aclose()
+            await stalls.stop()
 
     app = FastAPI(title="Boxed In gateway", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.config = config

@@ -2,7 +2,13 @@
 the close of a connection whose keepalive ping went unanswered given the protocol's timeout code
 (docs/protocol.md, Limits). uvicorn closes it with 1011 (internal error), which says the server
 failed, while it is the client that stopped answering: the gateway's own timeouts close with 4408.
-And a frame framed already (wire.py) can be written to the socket as it is, past the ASGI send."""
+And a frame framed already (wire.py) can be written to the socket as it is, past the ASGI send.
+
+A connection is pinged only when it has been silent for the ping interval: whatever the client
+sent is as good a sign of life as a pong, and a client in play (or the web client, which sends
+its own ping frame every 10 s) then costs no ping at all. One that went silent is still closed
+within the interval and the timeout of its last sign of life (issue 32: a ping and its pong cost
+the gateway about as much as a small frame each way)."""
 
 from __future__ import annotations
 
@@ -18,6 +24,22 @@ _LIBRARY_PING_TIMEOUT = (1011, "keepalive ping timeout")
 
 
 class GatewayWebSocketProtocol(WebSocketsSansIOProtocol):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.heard_at = self.loop.time()  # when the client last sent anything
+
+    def data_received(self, data: bytes) -> None:
+        self.heard_at = self.loop.time()
+        super().data_received(data)
+
+    def send_keepalive_ping(self) -> None:
+        quiet = self.loop.time() - self.heard_at
+        if self.ping_interval is not None and quiet < self.ping_interval:
+            # Heard from since: the ping is due an interval after that.
+            self.ping_timer = self.loop.call_later(self.ping_interval - quiet, self.send_keepalive_ping)
+            return
+        super().send_keepalive_ping()
+
     def keepalive_timeout(self) -> None:
         # uvicorn's own timeout, with the close code changed on its way out: the connection's
         # fail() is wrapped for this one call, so the rest of uvicorn's handling stays as it is.

@@ -172,6 +172,37 @@ def test_the_engine_holds_each_caller_to_its_part(live_stack: Stack) -> None:
     assert seq_of(live_stack, local.game_id) == local.seq, "no refused action changed the game"
 
 
+def test_the_action_stream_takes_its_callers_as_act_does(live_stack: Stack) -> None:
+    game = new_game(live_stack)
+
+    def over_stream(request: engine_pb2.ActRequest, metadata: Metadata | None) -> list[engine_pb2.ActAnswer]:
+        with grpc.insecure_channel(f"127.0.0.1:{live_stack.engine_port}") as channel:
+            calls = iter([engine_pb2.ActCall(number=7, request=request)])
+            return list(engine_pb2_grpc.EngineStub(channel).ActStream(calls, timeout=5, metadata=metadata))
+
+    roll = engine_pb2.ActRequest(
+        game_id=game.game_id, device=DEVICE, actor=common_pb2.ACTOR_HUMAN,
+        action=common_pb2.Action(roll=True), expected_seq=game.seq,
+    )  # fmt: skip
+    # The stream is refused whole to a caller without the secret, and to one that may not act.
+    code, reason, _ = refusal(lambda: over_stream(roll, None))
+    assert (code, reason) == (grpc.StatusCode.UNAUTHENTICATED, "unauthenticated")
+    code, reason, details = refusal(lambda: over_stream(roll, live_stack.call_metadata("matchmaker")))
+    assert (code, reason) == (grpc.StatusCode.PERMISSION_DENIED, "not_allowed")
+    assert "the matchmaker may not call engine.ActStream" in details
+    # On the gateway's stream, each action is held to the caller's part as Act holds it.
+    as_ai = engine_pb2.ActRequest()
+    as_ai.CopyFrom(roll)
+    as_ai.actor = common_pb2.ACTOR_AI
+    [answer] = over_stream(as_ai, live_stack.call_metadata("gateway"))
+    assert (answer.number, answer.reason) == (7, "not_allowed")
+    assert answer.message == "only the AI service plays the computer's turns"
+    assert seq_of(live_stack, game.game_id) == game.seq, "no refused action changed the game"
+    [answer] = over_stream(roll, live_stack.call_metadata("gateway"))
+    assert (answer.number, answer.reason, answer.snapshot.seq) == (7, "", game.seq + 1)
+    assert seq_of(live_stack, game.game_id) == game.seq + 1
+
+
 @pytest.mark.parametrize("module", ["boxedin.engine.service", "boxedin.gateway"])
 def test_a_service_without_the_shared_secret_refuses_to_start(module: str) -> None:
     env = {key: value for key, value in os.environ.items() if key != "BOXEDIN_SERVICE_SECRET"}

@@ -445,6 +445,46 @@ async def answering(port: int, answer: bool, pings: int) -> tuple[int, str]:
         writer.close()
 
 
+async def talking_then_silent(port: int, frames: int) -> tuple[int, int, float]:
+    """Says hello, then sends ``frames`` ping frames, one every sixth of the ping interval, and
+    falls silent: (websocket pings seen while sending, pongs it answered, seconds from its last
+    frame to the next websocket ping)."""
+    reader, writer = await bare_socket(port)
+    try:
+        writer.write(client_frame(TEXT, json.dumps({"type": "hello", "id": 0}).encode()))
+        loop = asyncio.get_running_loop()
+        pinged, answered, last = 0, 0, loop.time()
+        for number in range(1, frames + 1):
+            writer.write(client_frame(TEXT, json.dumps({"type": "ping", "id": number}).encode()))
+            last = loop.time()
+            while True:  # every frame up to this one's pong
+                frame = await server_frame(reader, 10)
+                assert frame is not None and frame[0] != CLOSE, frame
+                if frame[0] == PING:
+                    pinged += 1
+                    writer.write(client_frame(PONG, frame[1]))
+                elif json.loads(frame[1]).get("reply_to") == number:
+                    answered += 1
+                    break
+            await asyncio.sleep(PING_SECONDS / 6)
+        while True:
+            frame = await server_frame(reader, 10)
+            assert frame is not None and frame[0] != CLOSE, frame
+            if frame[0] == PING:
+                return pinged, answered, loop.time() - last
+    finally:
+        writer.close()
+
+
+def test_a_client_that_keeps_sending_is_not_pinged_and_one_that_falls_silent_is(gateways: Gateways) -> None:
+    # Whatever a client sends is a sign of life: a ping is due only after the ping interval
+    # without a frame (issue 32: a ping and its pong cost the gateway as much as a small frame).
+    frames = 60  # about ten ping intervals
+    pinged, answered, silent_for = asyncio.run(talking_then_silent(gateways.pinging, frames))
+    assert answered == frames and pinged == 0
+    assert PING_SECONDS * 0.9 <= silent_for < 10
+
+
 def test_a_client_that_stops_answering_pings_is_closed_and_one_that_answers_stays(gateways: Gateways) -> None:
     # The gateway pings every PING_SECONDS and closes a connection whose ping went unanswered
     # for PING_SECONDS more (by default 10 s and 10 s).

@@ -38,6 +38,12 @@ def test_the_load_on_its_own_stack_reports_the_cpu_of_every_process_and_spreads_
     # Garbage collection pauses of the engines and the gateway, by generation.
     assert set(result["gc"]) == {"engine", "engine-2", "gateway"}
     assert set(result["gc"]["gateway"]) == {"generation 0", "generation 1", "generation 2"}
+    # Event loop stalls of each watched process and of the load client, by cause, and what else
+    # the machine ran meanwhile (a stall starved of CPU is its doing).
+    assert set(result["stalls"]) == {"engine", "engine-2", "gateway", "load client"}
+    assert all(set(by_cause) == {"gc", "busy", "starved"} for by_cause in result["stalls"].values())
+    assert all(count >= 0 for by_cause in result["stalls"].values() for count in by_cause.values())
+    assert result["machine"]["cores"] >= 1 and result["machine"]["other_processes_cores"] >= 0
 
 
 def test_a_service_times_its_garbage_collections_and_keeps_full_ones_rare() -> None:

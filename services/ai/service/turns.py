@@ -226,9 +226,11 @@ class TurnPlayer(GroupReader):
                 return False
 
     async def _act(self, snapshot: common_pb2.GameSnapshot, action: common_pb2.Action) -> common_pb2.GameSnapshot:
+        # The reply's record is what the next action is chosen from.
         request = engine_pb2.ActRequest(
-            game_id=snapshot.game_id, actor=common_pb2.ACTOR_AI, action=action, expected_seq=snapshot.seq
-        )
+            game_id=snapshot.game_id, actor=common_pb2.ACTOR_AI, action=action, expected_seq=snapshot.seq,
+            with_record=True,
+        )  # fmt: skip
         return await self.engine.Act(request, timeout=10)
 
     async def _play_on(self, snapshot: common_pb2.GameSnapshot) -> None:

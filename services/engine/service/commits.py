@@ -137,13 +137,15 @@ class CommittingService(engine_pb2_grpc.EngineServicer):
         *,
         finishes: bool | None = None,
         whole_state: bool = True,
+        with_record: bool = True,
         repeat_key: str = "",
     ) -> common_pb2.GameSnapshot:
         """Stores the changed game if nobody else changed it first, with its update, the
         computer turn it leaves to play and its next deadline. ``finishes``: the change ended
         the game (by default, when the game is over; a change after the end, such as a rematch
         ask, does not finish it again). ``whole_state``: the snapshot carries the whole state
-        (an action's caller passes on the update and needs it only when it asks). ``repeat_key``:
+        (an action's caller passes on the update and needs it only when it asks), and
+        ``with_record`` the serialised game (only the AI reads it). ``repeat_key``:
         the action's identity, under which the commit keeps the seq it makes."""
         table = stored.table
         if finishes is None:
@@ -187,8 +189,9 @@ class CommittingService(engine_pb2_grpc.EngineServicer):
         if finishes:
             GAMES_FINISHED.labels(mode_of(game), table.opponent).inc()
         return self._snapshot(
-            stored.game_id, seq, game, table, state_json, update=body, encoded=encoded, game_facts=game_facts
-        )
+            stored.game_id, seq, game, table, state_json,
+            update=body, encoded=encoded if with_record else b"", game_facts=game_facts,
+        )  # fmt: skip
 
     async def _store_new(self, game_id: str, game: Game, table: Table, change: Commit) -> None:
         """Stores a new game (one that must not exist yet) and keeps this process's copy of it."""

@@ -5,10 +5,12 @@ sorted set that its deadline loop reads. Online games' calls are in online_calls
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import re
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +18,7 @@ import grpc
 import redis.asyncio as redis
 
 from boxedin.common.devices import check_device, device_hash
+from boxedin.common.grpc_server import observe_call
 from boxedin.common.metrics import ACTION_LATENCY, ACTIONS, GAMES_CREATED, GAMES_FINISHED, RULE_ERRORS, at_zero
 from boxedin.common.reasons import REASONS, Refusal
 from boxedin.engine.actions import Action, Timeout
@@ -59,7 +62,7 @@ def _action_metrics(kind: str, actor: str) -> tuple[Any, Any]:
 @dataclass(frozen=True, slots=True)
 class _Asked:
     """An action as asked for: by whom, at which seq (negative: any), under which repeat key,
-    and whether the reply carries the whole state."""
+    and whether the reply carries the whole state and the serialised game."""
 
     game_id: str
     caller: Caller
@@ -67,6 +70,7 @@ class _Asked:
     expected_seq: int
     repeat_key: str = ""
     whole_state: bool = False
+    with_record: bool = False
 
 
 class EngineService(OnlineCalls):
@@ -143,6 +147,57 @@ class EngineService(OnlineCalls):
     ) -> common_pb2.GameSnapshot:
         return await self._guard(context, self.act(request))
 
+    # grpc.aio runs a coroutine handler with the reader-writer API (context.write); the generated
+    # stubs know only the iterator form.
+    async def ActStream(  # type: ignore[override]
+        self,
+        calls: AsyncIterator[engine_pb2.ActCall],
+        context: grpc.aio.ServicerContext[engine_pb2.ActCall, engine_pb2.ActAnswer],
+    ) -> None:
+        """Actions over one stream (engine.proto, ActStream): each call is applied by a task of
+        its own, as Act applies it, and answered by its number once done. The stream ends when
+        the caller half-closes it and every call read is answered."""
+        loop = asyncio.get_running_loop()
+        answers: asyncio.Queue[engine_pb2.ActAnswer | None] = asyncio.Queue()
+        working: set[asyncio.Task[None]] = set()
+
+        async def read() -> None:
+            try:
+                async for call in calls:
+                    task = loop.create_task(self._answer(call, answers))
+                    working.add(task)
+                    task.add_done_callback(working.discard)
+                if working:
+                    await asyncio.wait(set(working))
+            finally:
+                answers.put_nowait(None)
+
+        reader = loop.create_task(read())
+        try:
+            while (answer := await answers.get()) is not None:
+                await context.write(answer)
+        finally:
+            # The caller is gone (or the server stops): no more calls are read; those under way
+            # finish, as a unary call's would whose caller left after it was sent.
+            reader.cancel()
+
+    async def _answer(self, call: engine_pb2.ActCall, answers: asyncio.Queue[engine_pb2.ActAnswer | None]) -> None:
+        """One call of a stream: applied as by Act, counted as Act (method and status code)."""
+        started = time.perf_counter()
+        code = "OK"
+        try:
+            answer = engine_pb2.ActAnswer(number=call.number, snapshot=await self.act(call.request))
+        except Refusal as refusal:
+            RULE_ERRORS.labels(refusal.reason).inc()
+            code = refusal.status.name
+            answer = engine_pb2.ActAnswer(number=call.number, reason=refusal.reason, message=refusal.message)
+        except Exception:
+            log.exception("an action of a stream failed", extra={"game": call.request.game_id})
+            code = "UNKNOWN"
+            answer = engine_pb2.ActAnswer(number=call.number, reason="internal", message=REASONS["internal"].message)
+        observe_call("Act", code, time.perf_counter() - started)
+        answers.put_nowait(answer)
+
     async def act(self, request: engine_pb2.ActRequest) -> common_pb2.GameSnapshot:
         """One action, from a call."""
         started = time.perf_counter()
@@ -150,7 +205,10 @@ class EngineService(OnlineCalls):
         caller = caller_of(request)
         if request.repeat_key and not _REPEAT_KEY.fullmatch(request.repeat_key):
             raise Refusal("malformed", "a repeat key is 16 to 64 lowercase hexadecimal digits")
-        asked = _Asked(request.game_id, caller, action, request.expected_seq, request.repeat_key, request.whole_state)
+        asked = _Asked(
+            request.game_id, caller, action, request.expected_seq, request.repeat_key,
+            request.whole_state, request.with_record,
+        )  # fmt: skip
         return await self._act(asked, started)
 
     async def _act(self, asked: _Asked, started: float) -> common_pb2.GameSnapshot:
@@ -210,12 +268,12 @@ class EngineService(OnlineCalls):
         )
         if applied.left:
             # Resigning an online game is leaving it: stored as a Leave call stores it.
-            snapshot = await self._commit(stored, game, applied.action, now, None)
+            snapshot = await self._commit(stored, game, applied.action, now, None, with_record=asked.with_record)
             snapshot.seat = applied.seat
             return snapshot
         snapshot = await self._commit(
             stored, game, applied.action, now, asked.caller,
-            whole_state=asked.whole_state, repeat_key=asked.repeat_key,
+            whole_state=asked.whole_state, with_record=asked.with_record, repeat_key=asked.repeat_key,
         )  # fmt: skip
         snapshot.seat = applied.seat if isinstance(asked.caller, Person) else 0
         if applied.time_up:

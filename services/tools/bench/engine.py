@@ -151,11 +151,13 @@ def register(subparsers: Any) -> None:
     engine.add_argument("--json", action="store_true", help="print the figures as JSON")
     engine.set_defaults(handler=run)
     from .actions import add_to
+    from .grpc_calls import add_to as add_grpc
     from .replicas import add_to as add_replicas
     from .restarts import add_to as add_restarts
     from .review import add_to as add_review
 
     add_to(targets)
+    add_grpc(targets)
     add_replicas(targets)
     add_restarts(targets)
     add_review(targets)

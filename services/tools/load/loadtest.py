@@ -238,7 +238,8 @@ def run(args: argparse.Namespace) -> int:
         result = run_on_own_stack(
             args.games, concurrency, args.mode,
             engines=args.engines, think=args.think, seconds=args.seconds, ramp=args.ramp,
-            gateways=args.gateways, routing=args.routing,
+            gateways=args.gateways, routing=args.routing, stack_path=args.stack_path,
+            stall_stacks=args.stall_stacks,
         )  # fmt: skip
         print(json.dumps(result))
         return 0 if result["failed_games"] == 0 else 1
@@ -297,6 +298,14 @@ def register(subparsers: Any) -> None:
         help="start a stack of its own (no AI) and report the CPU each process spent per 1,000 actions",
     )  # fmt: skip
     parser.add_argument("--engines", type=int, default=1, help="with --own-stack: engine replicas (default 1)")
+    parser.add_argument(
+        "--stall-stacks", metavar="DIR",
+        help="with --own-stack: the processes' logs in DIR, where each event loop stall says where it was",
+    )  # fmt: skip
+    parser.add_argument(
+        "--stack-path", metavar="DIR",
+        help="with --own-stack: the stack's processes import boxedin from DIR (scripts/compare-load's baseline)",
+    )  # fmt: skip
     parser.add_argument("--gateways", type=int, default=1, help="with --own-stack: gateways (default 1)")
     parser.add_argument(
         "--routing", choices=["partition", "round_robin"], default="partition",

@@ -12,17 +12,30 @@ import asyncio
 import os
 import time
 import urllib.request
+from collections.abc import Coroutine
+from pathlib import Path
 from typing import Any, cast
 
 import redis
+from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
 from boxedin.common import event_loop
+from boxedin.common.stalls import CAUSES as STALL_CAUSES
+from boxedin.common.stalls import StallWatch
 from boxedin.supervisor.launcher import Stack, free_port
 
 from .loadtest import run_load, ws_url
 
 _TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def machine_busy_seconds() -> float:
+    """CPU seconds every core of the machine spent busy so far (Linux /proc/stat: all but idle
+    and iowait)."""
+    with open("/proc/stat") as stat:
+        fields = [int(value) for value in stat.readline().split()[1:]]
+    return (sum(fields[:8]) - fields[3] - fields[4]) / _TICKS
 
 
 def cpu_seconds(pid: int) -> float:
@@ -62,6 +75,12 @@ def gc_pauses(metrics_url: str) -> dict[str, tuple[float, float, float]]:
         paused = _total(samples, "boxedin_gc_pause_seconds_sum", generation=generation)
         figures[generation] = (paused, count, count - within)
     return figures
+
+
+def stalls(metrics_url: str) -> dict[str, float]:
+    """A process's event loop stalls so far, by cause (boxedin.common.stalls)."""
+    samples = _scrape(metrics_url)
+    return {cause: _total(samples, "boxedin_event_loop_stalls_total", cause=cause) for cause in STALL_CAUSES}
 
 
 def game_reads(redis_url: str) -> int:
@@ -112,6 +131,27 @@ async def _load_over(
     }
 
 
+async def _watched_load(load: Coroutine[Any, Any, dict[str, Any]]) -> dict[str, Any]:
+    """The load, with the stalls of the load client's own event loop: a round trip it measures
+    late because its own loop was held is not the stack's."""
+    def counts() -> dict[str, float]:
+        return {
+            cause: REGISTRY.get_sample_value("boxedin_event_loop_stalls_total", {"cause": cause}) or 0.0
+            for cause in STALL_CAUSES
+        }
+
+    watch = StallWatch()
+    before = counts()
+    watch.start()
+    try:
+        result = await load
+    finally:
+        await watch.stop()
+    after = counts()
+    result["client_stalls"] = {cause: round(after[cause] - before[cause]) for cause in STALL_CAUSES}
+    return result
+
+
 def run_on_own_stack(
     games: int,
     concurrency: int,
@@ -123,7 +163,13 @@ def run_on_own_stack(
     ramp: float,
     gateways: int = 1,
     routing: str = "partition",
+    stack_path: str | None = None,
+    stall_stacks: str | None = None,
 ) -> dict[str, Any]:
+    """``stack_path``: the stack's processes import boxedin from this folder (PYTHONPATH), not
+    the load's own: scripts/compare-load runs an earlier commit's services under this tree's load.
+    ``stall_stacks``: a folder for the processes' logs, in which each stall of an event loop says
+    where it was (BOXEDIN_STALL_STACKS)."""
     stack = Stack.on_free_ports(
         "load:",
         worker=False,
@@ -137,7 +183,10 @@ def run_on_own_stack(
             "BOXEDIN_ADDRESS_FRAMES_BURST": str(1000 * concurrency),
             "BOXEDIN_ADDRESS_ACTIONS_PER_SECOND": str(1000 * concurrency),
             "BOXEDIN_ADDRESS_ACTIONS_BURST": str(1000 * concurrency),
+            **({"PYTHONPATH": stack_path} if stack_path is not None else {}),
+            **({"BOXEDIN_STALL_STACKS": "true"} if stall_stacks is not None else {}),
         },
+        log_dir=Path(stall_stacks) if stall_stacks is not None else None,
     )
     try:
         stack.start_redis()
@@ -160,14 +209,20 @@ def run_on_own_stack(
             stack.wait_ready(gateway_port)
         watched = [*stack.engines, *stack.gateways]
         gc_before = {name: gc_pauses(stack.metrics_url(name)) for name in watched}
+        stalls_before = {name: stalls(stack.metrics_url(name)) for name in watched}
         reads_before = game_reads(str(stack.redis_url))
         before, client_before, wall_before = _cpu(stack), time.process_time(), time.perf_counter()
+        machine_before = machine_busy_seconds()
         urls = [ws_url(stack.url(replica)) for replica in range(gateways)]
-        result = event_loop.run(_load_over(urls, games, concurrency, mode, think=think, seconds=seconds, ramp=ramp))
+        result = event_loop.run(
+            _watched_load(_load_over(urls, games, concurrency, mode, think=think, seconds=seconds, ramp=ramp))
+        )
         after, client_after, wall_after = _cpu(stack), time.process_time(), time.perf_counter()
+        machine_after = machine_busy_seconds()
         reads = game_reads(str(stack.redis_url)) - reads_before
         applied = {name: actions_applied(stack.metrics_url(name)) for name in stack.engines}
         gc_after = {name: gc_pauses(stack.metrics_url(name)) for name in watched}
+        stalls_after = {name: stalls(stack.metrics_url(name)) for name in watched}
     finally:
         stack.stop()
     # Every action of the run, the ramp-up's included, cost CPU: count them all here.
@@ -194,6 +249,19 @@ def run_on_own_stack(
             for generation in ("0", "1", "2")
         }
         for name in watched
+    }
+    # Event loop stalls of 50 ms or more during the run, by cause (boxedin.common.stalls).
+    result["stalls"] = {
+        name: {cause: round(stalls_after[name][cause] - stalls_before[name][cause]) for cause in STALL_CAUSES}
+        for name in watched
+    }
+    result["stalls"]["load client"] = result.pop("client_stalls")
+    # What else ran on the machine meanwhile, in cores: a stall "starved" of CPU is theirs.
+    others = (machine_after - machine_before) - sum(spent.values())
+    result["machine"] = {
+        "cores": os.cpu_count(),
+        "other_processes_cores": round(max(0.0, others) / (wall_after - wall_before), 2),
+        "load_average_1m": round(os.getloadavg()[0], 2),
     }
     result["cpu_busy_percent"] = {
         name: round(100 * seconds_used / (wall_after - wall_before), 1) for name, seconds_used in sorted(spent.items())

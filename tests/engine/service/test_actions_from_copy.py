@@ -175,3 +175,22 @@ def test_an_act_reply_carries_the_whole_state_only_when_asked(redis_url: str) ->
             assert json.loads(whole.state_json)["seq"] == whole.seq
 
     asyncio.run(scenario())
+
+
+def test_an_act_reply_carries_the_serialised_game_only_when_asked(redis_url: str) -> None:
+    async def scenario() -> None:
+        async with _two_replicas(redis_url, "test-copy-record:") as (first, _):
+            rolled = await _new_classic_game(first)
+            # A player's action, as the gateway sends it: the reply has no record.
+            lean = await first.act(_draw(rolled.game_id, ("h", 1, 1), rolled.seq))
+            assert lean.record == b"" and lean.update_json
+            # Asked for (the AI chooses its next action from it), it is the game as it stands.
+            asked = _draw(rolled.game_id, ("h", 2, 2), lean.seq)
+            asked.with_record = True
+            full = await first.act(asked)
+            assert full.record and full.seq == lean.seq + 1
+            read = await first._get(rolled.game_id, DEVICE)
+            assert read.record == full.record
+            assert {("h", 1, 1), ("h", 2, 2)} <= _edges(read)
+
+    asyncio.run(scenario())

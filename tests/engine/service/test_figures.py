@@ -56,8 +56,8 @@ async def follow(client: redis.Redis, keys: Keys, gateway: str, devices: int, *g
     await presence.report_following(client, keys, gateway, list(games))
 
 
-async def games_now(client: redis.Redis, keys: Keys) -> dict[str, int]:
-    now, _ = await FiguresLoop(GameStore(client, keys)).games()
+async def games_now(client: redis.Redis, keys: Keys, loop: FiguresLoop | None = None) -> dict[str, int]:
+    now, _ = await (loop or FiguresLoop(GameStore(client, keys))).games()
     return {mode: count for mode, count in now.items() if count}
 
 
@@ -72,12 +72,20 @@ def test_a_game_counts_while_a_player_follows_it_and_an_abandoned_ai_game_does_n
         await follow(client, keys, "gateway-a", 2, "mini-followed", "classic-followed")
         await follow(client, keys, "gateway-b", 1, "mini-on-another-gateway")
         assert await games_now(client, keys) == {"mini": 2, "classic": 1}
+        # One loop going round, as every engine replica's does: it looks for a game it found
+        # once in that game's mode alone, and its figures are the same as a fresh one's.
+        loop = FiguresLoop(GameStore(client, keys))
+        assert await games_now(client, keys, loop) == {"mini": 2, "classic": 1}
         # A followed game that ended is no longer played (the socket still shows its result).
         await end(client, keys, "classic-followed", "classic")
-        assert await games_now(client, keys) == {"mini": 2}
+        assert await games_now(client, keys, loop) == await games_now(client, keys) == {"mini": 2}
+        # A game followed from now on counts in its own mode.
+        await start(client, keys, "quick-followed", "quick")
+        await follow(client, keys, "gateway-a", 2, "mini-followed", "classic-followed", "quick-followed")
+        assert await games_now(client, keys, loop) == await games_now(client, keys) == {"mini": 2, "quick": 1}
         # A gateway that stops takes its games with it.
         await presence.withdraw(client, keys, "gateway-b")
-        assert await games_now(client, keys) == {"mini": 1}
+        assert await games_now(client, keys, loop) == await games_now(client, keys) == {"mini": 1, "quick": 1}
 
     run(test, redis_url, "figures-followed:")
 

@@ -1,0 +1,264 @@
+"""Actions over the engine's action stream (boxedin.common.act_line, Engine.ActStream): each is
+applied exactly once and answered as a unary Act would be (its snapshot, or its refusal with
+the same status, reason and message), the line is renewed without an action lost, and the
+actions unanswered when a replica goes are made at the next one. Real gRPC servers on
+loopback; the real engine service on a Redis of the module's own."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+import pytest
+import redis.asyncio as aioredis
+
+from boxedin.common import act_line
+from boxedin.common.engine_router import EngineRouter
+from boxedin.common.grpc_server import ObservingInterceptor
+from boxedin.common.keys import Keys
+from boxedin.common.reasons import REASON_KEY, refusal_of
+from boxedin.common.service_auth import CallerCheck, call_metadata
+from boxedin.engine.service.server import EngineService
+from boxedin.engine.service.store import GameStore
+from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
+
+SECRET = "act-line-test-secret-0123456789"
+DEVICE = "act-line-device-0123456789abcdef"
+
+
+class _CountedEngine(EngineService):
+    """The engine service, counting the action streams it was asked to open."""
+
+    streams = 0
+
+    async def ActStream(self, calls: Any, context: Any) -> None:
+        type(self).streams += 1
+        await super().ActStream(calls, context)
+
+
+@contextlib.asynccontextmanager
+async def _engine(redis_url: str, prefix: str) -> AsyncIterator[tuple[EngineService, int]]:
+    """The engine service behind a real gRPC server with the services' interceptors."""
+    client = aioredis.Redis.from_url(redis_url)
+    service = _CountedEngine(GameStore(client, Keys(prefix)))
+    server = grpc.aio.server(interceptors=[ObservingInterceptor(), CallerCheck("engine", SECRET)])
+    engine_pb2_grpc.add_EngineServicer_to_server(service, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        yield service, port
+    finally:
+        await server.stop(0)
+        service.store.close()
+        await client.aclose()
+
+
+def _roll(game_id: str, seq: int, device: str = DEVICE) -> engine_pb2.ActRequest:
+    return engine_pb2.ActRequest(
+        game_id=game_id, device=device, actor=common_pb2.ACTOR_HUMAN, action=common_pb2.Action(roll=True),
+        expected_seq=seq,
+    )  # fmt: skip
+
+
+def _draw(game_id: str, seq: int, edge: tuple[str, int, int], repeat_key: str = "") -> engine_pb2.ActRequest:
+    kind, row, col = edge
+    return engine_pb2.ActRequest(
+        game_id=game_id, device=DEVICE, actor=common_pb2.ACTOR_HUMAN, expected_seq=seq, repeat_key=repeat_key,
+        action=common_pb2.Action(draw=common_pb2.Edge(orientation=kind, row=row, col=col)),
+    )  # fmt: skip
+
+
+async def _new_game(router: EngineRouter, seed: str, device: str = DEVICE) -> common_pb2.GameSnapshot:
+    setup = common_pb2.GameSetup(mode="classic", opponent="local", seed=seed)
+    return await router.CreateGame(engine_pb2.CreateGameRequest(device=device, setup=setup), timeout=5)
+
+
+def _refusal(error: grpc.aio.AioRpcError) -> tuple[grpc.StatusCode, str, str]:
+    reason = next(value for key, value in error.trailing_metadata() or () if key == REASON_KEY)
+    return error.code(), str(reason), error.details() or ""
+
+
+def test_an_action_on_the_line_is_answered_as_act_answers_it(redis_url: str) -> None:
+    async def scenario() -> None:
+        async with _engine(redis_url, "test-line-answers:") as (_, port):
+            router = EngineRouter(f"127.0.0.1:{port}", "gateway", SECRET, 16)
+            await router.start()
+            channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+            unary = engine_pb2_grpc.EngineStub(channel)
+            metadata = call_metadata("gateway", SECRET)
+            try:
+                before = _CountedEngine.streams
+                created = await _new_game(router, "line 1")
+                rolled = await router.Act(_roll(created.game_id, created.seq), timeout=5)
+                assert rolled.seq == created.seq + 1 and json.loads(rolled.update_json)["seq"] == rolled.seq
+                assert _CountedEngine.streams == before + 1, "the action went over the stream"
+                # The same refusals, word for word, on the line as from a unary Act.
+                refused = [
+                    _roll(created.game_id, created.seq),  # the game moved on: stale
+                    _roll(created.game_id, rolled.seq),  # rolled already
+                    _roll(created.game_id, rolled.seq, device="another-device-0123456789abcdef"),
+                    _draw(created.game_id, rolled.seq, ("h", 99, 0)),  # no such edge
+                ]
+                for request in refused:
+                    with pytest.raises(grpc.aio.AioRpcError) as on_line:
+                        await router.Act(request, timeout=5)
+                    with pytest.raises(grpc.aio.AioRpcError) as as_act:
+                        await unary.Act(request, timeout=5, metadata=metadata)
+                    assert _refusal(on_line.value) == _refusal(as_act.value)
+                    assert refusal_of(on_line.value).reason == refusal_of(as_act.value).reason
+                reasons = [refusal_of(await _failure(router.Act(r, timeout=5))).reason for r in refused]
+                assert reasons == ["stale", "roll_not_due", "not_your_game", "illegal_edge"]
+                read = await router.GetGame(engine_pb2.GetGameRequest(game_id=created.game_id, device=DEVICE))
+                assert read.seq == rolled.seq, "no refused action changed the game"
+                assert _CountedEngine.streams == before + 1, "one stream carried them all"
+            finally:
+                await channel.close()
+                await router.close()
+
+    asyncio.run(scenario())
+
+
+async def _failure(call: Any) -> grpc.aio.AioRpcError:
+    try:
+        await call
+    except grpc.aio.AioRpcError as error:
+        return error
+    raise AssertionError("the action was not refused")
+
+
+def test_many_actions_at_once_over_a_line_renewed_under_them_are_each_applied_once(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A line serves for 20 ms here: the games' actions (at least 80 ms of pauses each) cross
+    # several renewals, some of them while actions of the line before are unanswered.
+    monkeypatch.setattr(act_line, "LINE_SECONDS", 0.02)
+
+    async def scenario() -> None:
+        async with _engine(redis_url, "test-line-renewed:") as (service, port):
+            router = EngineRouter(f"127.0.0.1:{port}", "gateway", SECRET, 16)
+            await router.start()
+            try:
+                before = _CountedEngine.streams
+                devices = [f"line-renewed-device-{i:02d}-0123456789" for i in range(12)]
+                games = [await _new_game(router, f"renewed {i}", device) for i, device in enumerate(devices)]
+
+                async def play(game: common_pb2.GameSnapshot, device: str) -> list[int]:
+                    seqs, seq = [], game.seq
+                    for _ in range(8):
+                        state = json.loads(
+                            (await router.GetGame(engine_pb2.GetGameRequest(game_id=game.game_id, device=device)))
+                            .state_json
+                        )
+                        if state["phase"] == "roll":
+                            request = _roll(game.game_id, seq, device)
+                        else:
+                            drawn = {(k, r, c) for k, r, c, _ in state["edges"]}
+                            n = state["boxes"]
+                            edge = next(
+                                e for e in [("h", r, c) for r in range(n + 1) for c in range(n)] if e not in drawn
+                            )
+                            request = engine_pb2.ActRequest(
+                                game_id=game.game_id, device=device, actor=common_pb2.ACTOR_HUMAN,
+                                expected_seq=seq, repeat_key=f"{len(seqs):02d}" + "0" * 30,
+                                action=common_pb2.Action(draw=common_pb2.Edge(orientation=edge[0], row=edge[1],
+                                                                              col=edge[2])),
+                            )  # fmt: skip
+                        reply = await router.Act(request, timeout=5)
+                        seq = reply.seq
+                        seqs.append(seq)
+                        await asyncio.sleep(0.01)
+                    return seqs
+
+                played = await asyncio.gather(*(play(g, d) for g, d in zip(games, devices, strict=True)))
+                for game, seqs in zip(games, played, strict=True):
+                    # Every action answered, each applied once: the seqs follow one another.
+                    assert seqs == list(range(game.seq + 1, game.seq + 9))
+                    stored = await service.store.load(game.game_id)
+                    assert stored is not None and stored.seq == seqs[-1]
+                assert _CountedEngine.streams - before > 2, "the line was renewed under the actions"
+            finally:
+                await router.close()
+
+    asyncio.run(scenario())
+
+
+class _HoldingEngine(engine_pb2_grpc.EngineServicer):
+    """A real gRPC Engine server that answers an action with its own name, over the stream too,
+    and holds the actions of ``held`` unanswered (a replica that dies with them in hand)."""
+
+    def __init__(self, name: str, held: str = "") -> None:
+        self.name = name
+        self.held = held
+        self.holding = asyncio.Event()
+
+    async def ActStream(self, calls: Any, context: Any) -> None:  # type: ignore[override]
+        async for call in calls:
+            if call.request.game_id == self.held:
+                self.holding.set()
+                continue
+            snapshot = common_pb2.GameSnapshot(game_id=call.request.game_id, state_json=self.name)
+            await context.write(engine_pb2.ActAnswer(number=call.number, snapshot=snapshot))
+
+
+async def _serve(servicer: engine_pb2_grpc.EngineServicer) -> tuple[grpc.aio.Server, int]:
+    server = grpc.aio.server()
+    engine_pb2_grpc.add_EngineServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    return server, port
+
+
+def test_the_actions_a_replica_leaves_unanswered_when_it_goes_are_made_at_the_next() -> None:
+    async def scenario() -> None:
+        games = [f"g_game{i:012d}" for i in range(40)]
+        first = _HoldingEngine("first")
+        (first_server, first_port), (second_server, second_port) = await _serve(first), await _serve(
+            _HoldingEngine("second")
+        )
+        router = EngineRouter(f"127.0.0.1:{first_port},127.0.0.1:{second_port}", "gateway", SECRET, 16)
+        await router.start()
+        try:
+            # The ports decide the owners: one of the first replica's games is held there.
+            held = first.held = next(g for g in games if router.owner(g) == f"127.0.0.1:{first_port}")
+            for game in games:
+                if game != held:
+                    reply = await router.Act(engine_pb2.ActRequest(game_id=game), timeout=5)
+                    assert reply.state_json == ("first" if router.owner(game).endswith(f":{first_port}") else "second")
+            waiting = asyncio.ensure_future(router.Act(engine_pb2.ActRequest(game_id=held), timeout=5))
+            await asyncio.wait_for(first.holding.wait(), 5)
+            assert not waiting.done()
+            await first_server.stop(0)  # as a kill, with the action in hand
+            reply = await waiting
+            assert reply.state_json == "second"
+            assert router.live == [f"127.0.0.1:{second_port}"]
+        finally:
+            await router.close()
+            await second_server.stop(0)
+
+    asyncio.run(scenario())
+
+
+def test_an_engine_without_the_stream_is_sent_unary_actions() -> None:
+    class _UnaryOnly(engine_pb2_grpc.EngineServicer):
+        async def Act(self, request: engine_pb2.ActRequest, context: object) -> common_pb2.GameSnapshot:  # type: ignore[override]
+            return common_pb2.GameSnapshot(game_id=request.game_id, state_json="unary")
+
+    async def scenario() -> None:
+        server, port = await _serve(_UnaryOnly())
+        router = EngineRouter(f"127.0.0.1:{port}", "gateway", SECRET, 16)
+        await router.start()
+        try:
+            # An engine of before ActStream (a rolling upgrade): its answer to the stream is
+            # UNIMPLEMENTED, and the action goes as an Act call, as do the next ones.
+            for number in range(3):
+                reply = await router.Act(engine_pb2.ActRequest(game_id=f"g_unary{number:011d}"), timeout=5)
+                assert reply.state_json == "unary"
+        finally:
+            await router.close()
+            await server.stop(0)
+
+    asyncio.run(scenario())
