@@ -23,6 +23,7 @@ from boxedin.common.progress import WATCH
 from boxedin.v1 import common_pb2, matchmaker_pb2
 
 from . import server_frames
+from .subscription import Subscription, SubscriptionLost
 
 log = logging.getLogger("boxedin.gateway.hub")
 # The shortest time between two counts of one game's watchers told to its followers.
@@ -59,9 +60,17 @@ class UpdateHub:
         self.client = client
         self.keys = keys
         # Subscribe messages are read: the one for the hub's own channel coming again says that
-        # redis-py connected again and subscribed anew (Redis restarted, or the connection broke).
-        self.pubsub = client.pubsub()
+        # the subscription connected again and subscribed anew (Redis restarted, or the connection
+        # broke). On a plain Redis the hub reads on a connection of its own (subscription.py);
+        # on a cluster (or over TLS) through redis-py's PubSub.
+        self.subscription = Subscription.for_client(client, self._dispatch, self._subscribed)
+        self.pubsub = client.pubsub() if self.subscription is None else None
+        self._subscribed_once = False
         self.own_channel = keys.gateway_channel(uuid.uuid4().hex)
+        self._own = self.own_channel.encode()
+        self._prefix = keys.channel_prefix.encode()
+        self._matches = keys.matches_channel().encode()
+        self._watchers = keys.watchers_channel().encode()
         # A game's players' listeners, then its watchers': the players are told first, before a
         # crowd of watchers (each update then takes as long to reach a player as without them).
         self.listeners: dict[str, Followers] = {}
@@ -85,10 +94,17 @@ class UpdateHub:
         self._counts: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
+        # A channel of its own keeps the subscription open while no game is followed.
+        channels = (self.own_channel, self.keys.matches_channel(), self.keys.watchers_channel())
+        if self.subscription is not None:
+            self.subscription.subscribe(*channels)
+            await self.subscription.connect()
+            self._task = asyncio.create_task(self._keep())
+            return
+        assert self.pubsub is not None
         # A cluster client learns its nodes on its first command; a subscription needs them now.
         await self.client.initialize()
-        # A channel of its own keeps the subscription open while no game is followed.
-        await self.pubsub.subscribe(self.own_channel, self.keys.matches_channel(), self.keys.watchers_channel())
+        await self.pubsub.subscribe(*channels)
         self._task = asyncio.create_task(self._listen())
 
     async def stop(self) -> None:
@@ -97,12 +113,27 @@ class UpdateHub:
         if self._task is not None:
             await stop_task(self._task)
         WATCH.forget(f"gateway.updates:{self.own_channel}")
-        await self.pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves PubSub.aclose unannotated
+        if self.subscription is not None:
+            self.subscription.close()
+        if self.pubsub is not None:
+            await self.pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves PubSub.aclose unannotated
+
+    async def _subscribe(self, channel: str) -> None:
+        if self.subscription is not None:
+            self.subscription.subscribe(channel)
+        elif self.pubsub is not None:
+            await self.pubsub.subscribe(channel)
+
+    async def _unsubscribe(self, channel: str) -> None:
+        if self.subscription is not None:
+            self.subscription.unsubscribe(channel)
+        elif self.pubsub is not None:
+            await self.pubsub.unsubscribe(channel)
 
     async def follow(self, game_id: str, listener: Listener, *, watcher: bool = False) -> None:
         listeners = self.listeners.setdefault(game_id, Followers())
         if not listeners:
-            await self.pubsub.subscribe(self.keys.channel(game_id))
+            await self._subscribe(self.keys.channel(game_id))
             self.on_following_changed()
         (listeners.watchers if watcher else listeners.players).add(listener)
 
@@ -116,7 +147,7 @@ class UpdateHub:
             del self.listeners[game_id]
             self.on_following_changed()
             with contextlib.suppress(redis.RedisError):
-                await self.pubsub.unsubscribe(self.keys.channel(game_id))
+                await self._unsubscribe(self.keys.channel(game_id))
 
     def on_count(self, game_id: str, listener: CountListener) -> None:
         self.count_listeners.setdefault(game_id, set()).add(listener)
@@ -199,12 +230,28 @@ class UpdateHub:
         if self._telling.get(listener) is task:
             del self._telling[listener]
 
+    async def _keep(self) -> None:
+        """Keeps the hub's own connection up: made again a second after it is lost, every channel
+        subscribed anew. A round a second (1 s more after a failure): the gateway's readiness
+        follows it."""
+        assert self.subscription is not None
+        progress = WATCH.loop(f"gateway.updates:{self.own_channel}", 2.0, "gateway.updates")
+        while True:
+            await progress.round()
+            if not self.subscription.connected:
+                try:
+                    await self.subscription.connect()
+                except SubscriptionLost as exc:
+                    REDIS_UP.set(0)
+                    log.warning("update subscription lost; retrying", extra={"error": str(exc)})
+                    await asyncio.sleep(1)
+                    continue
+            REDIS_UP.set(1)
+            await self.subscription.wait_lost(1.0)
+
     async def _listen(self) -> None:
-        prefix = self.keys.channel_prefix.encode()
-        matches = self.keys.matches_channel().encode()
-        watchers = self.keys.watchers_channel().encode()
-        own = self.own_channel.encode()
-        subscribed = False
+        """The subscription through redis-py (a cluster, TLS)."""
+        assert self.pubsub is not None
         # A round a second (1 s more after a failure): the gateway's readiness follows it.
         progress = WATCH.loop(f"gateway.updates:{self.own_channel}", 2.0, "gateway.updates")
         while True:
@@ -217,35 +264,45 @@ class UpdateHub:
                 await asyncio.sleep(1)
                 continue
             REDIS_UP.set(1)
-            if message is not None and message["type"] == "subscribe" and message["channel"] == own:
-                if subscribed:
-                    log.info("update subscription back: the games followed catch up")
-                    for recovered in list(self.recovery_listeners):
-                        recovered()
-                subscribed = True
-            if message is None or message["type"] != "message":
+            if message is None:
                 continue
-            channel: bytes = message["channel"]
-            if channel == matches:
-                self._match_started(message["data"])
-                continue
-            if channel == watchers:
-                self._count_changed(message["data"].decode())
-                continue
-            if not channel.startswith(prefix):
-                continue
-            game_id = channel[len(prefix) :].decode()
+            if message["type"] == "subscribe":
+                self._subscribed(message["channel"])
+            elif message["type"] == "message":
+                self._dispatch(message["channel"], message["data"])
+
+    def _subscribed(self, channel: bytes) -> None:
+        """A subscription confirmed: the hub's own channel again means every channel was
+        subscribed anew, and the updates published meanwhile were missed."""
+        if channel != self._own:
+            return
+        if self._subscribed_once:
+            log.info("update subscription back: the games followed catch up")
+            for recovered in list(self.recovery_listeners):
+                recovered()
+        self._subscribed_once = True
+
+    def _dispatch(self, channel: bytes, data: bytes) -> None:
+        if channel == self._matches:
+            self._match_started(data)
+            return
+        if channel == self._watchers:
+            self._count_changed(data.decode())
+            return
+        if not channel.startswith(self._prefix):
+            return
+        game_id = channel[len(self._prefix) :].decode()
+        try:
+            update = common_pb2.Update.FromString(data)
+        except DecodeError:
+            log.error("an update that is not an Update message", extra={"game": game_id})
+            return
+        # Read out of the message once: each read of a protobuf string makes a new copy, and
+        # every follower of the game (its players and all its watchers) sends the same text.
+        text = update.frame_json
+        followers = self.listeners.get(game_id)
+        for listener in followers.in_turn() if followers is not None else ():
             try:
-                update = common_pb2.Update.FromString(message["data"])
-            except DecodeError:
-                log.error("an update that is not an Update message", extra={"game": game_id})
-                continue
-            # Read out of the message once: each read of a protobuf string makes a new copy, and
-            # every follower of the game (its players and all its watchers) sends the same text.
-            text = update.frame_json
-            followers = self.listeners.get(game_id)
-            for listener in followers.in_turn() if followers is not None else ():
-                try:
-                    listener(update, text)
-                except Exception:
-                    log.exception("delivering an update failed", extra={"game": game_id})
+                listener(update, text)
+            except Exception:
+                log.exception("delivering an update failed", extra={"game": game_id})
