@@ -236,7 +236,9 @@ def test_half_open_connections_count_and_are_reset_after_the_header_timeout(stac
     assert answers.count(b"HTTP/1.1 503") == 200 - PER_ADDRESS
     assert answers.count(b"reset") == PER_ADDRESS
     reset_after = [after for end, after in ends if end == b"reset"]
-    assert min(reset_after) >= HEADER_SECONDS and max(reset_after) < HEADER_SECONDS + 8
+    # Less 10 ms: the gateway's loop (uvloop) keeps timers in whole milliseconds of a clock it
+    # reads once a round, so one can fire a millisecond before the client's clock says.
+    assert min(reset_after) >= HEADER_SECONDS - 0.01 and max(reset_after) < HEADER_SECONDS + 8
 
 
 SURROGATES = [
