@@ -99,17 +99,8 @@ class ScriptLine:
 
     @classmethod
     def for_client(cls, client: Any) -> ScriptLine | None:
-        pool = getattr(client, "connection_pool", None)
-        if not isinstance(client, redis.Redis) or pool is None or pool.connection_class is not redis.Connection:
-            return None
-        kwargs = pool.connection_kwargs
-        return cls(
-            kwargs.get("host", "localhost"),
-            int(kwargs.get("port", 6379)),
-            int(kwargs.get("db", 0) or 0),
-            kwargs.get("username"),
-            kwargs.get("password"),
-        )
+        address = plain_address(client)
+        return None if address is None else cls(*address)
 
     async def evalsha(self, script: Any, keys: Sequence[Arg], args: Sequence[Arg]) -> Any:
         """The reply of ``script`` (a redis-py ``AsyncScript``, for its sha) called with these
@@ -183,3 +174,19 @@ class ScriptLine:
         if self._protocol is not None and self._protocol.transport is not None:
             self._protocol.transport.close()
         self._protocol = None
+
+
+def plain_address(client: Any) -> tuple[str, int, int, str | None, str | None] | None:
+    """Where a plain redis-py client connects (host, port, db, username, password), for a
+    connection of one's own beside it; None for a cluster, TLS or a Unix socket."""
+    pool = getattr(client, "connection_pool", None)
+    if not isinstance(client, redis.Redis) or pool is None or pool.connection_class is not redis.Connection:
+        return None
+    kwargs = pool.connection_kwargs
+    return (
+        kwargs.get("host", "localhost"),
+        int(kwargs.get("port", 6379)),
+        int(kwargs.get("db", 0) or 0),
+        kwargs.get("username"),
+        kwargs.get("password"),
+    )

@@ -19,7 +19,8 @@ from collections.abc import Callable
 from typing import Any, cast
 
 import hiredis
-import redis.asyncio as redis
+
+from boxedin.common.script_line import plain_address
 
 log = logging.getLogger("boxedin.gateway.subscription")
 
@@ -104,19 +105,8 @@ class Subscription:
 
     @classmethod
     def for_client(cls, client: Any, on_message: Message, on_subscribed: Subscribed) -> Subscription | None:
-        pool = getattr(client, "connection_pool", None)
-        if not isinstance(client, redis.Redis) or pool is None or pool.connection_class is not redis.Connection:
-            return None
-        kwargs = pool.connection_kwargs
-        return cls(
-            kwargs.get("host", "localhost"),
-            int(kwargs.get("port", 6379)),
-            int(kwargs.get("db", 0) or 0),
-            kwargs.get("username"),
-            kwargs.get("password"),
-            on_message,
-            on_subscribed,
-        )
+        address = plain_address(client)
+        return None if address is None else cls(*address, on_message, on_subscribed)
 
     @property
     def connected(self) -> bool:
