@@ -3,7 +3,7 @@
 
 import type {
   EdgeRef, GameState, MatchVia, NewGameOptions, OnlineFrame, PlayerNo, ResetConfirmFrame, ResultFrame, ReviewFrame,
-  RunningOnlineFrame, SavedSummary, ServerFrame, StatsFrame, WatchFrame,
+  RunningOnlineFrame, SavedFrame, SavedSummary, ServerFrame, StatsFrame, WatchFrame,
 } from "./types";
 import { applyChanges } from "./delta";
 import type { ClientFrame, Draw, Play } from "../generated/client_frames";
@@ -92,6 +92,7 @@ export interface Replies {
   game_result: ResultFrame;
   review: ReviewFrame;
   reset_stats: StatsFrame | ResetConfirmFrame;
+  discard: SavedFrame;
 }
 
 const REPLY_TYPES: Record<keyof Replies, readonly ServerFrame["type"][]> = {
@@ -100,6 +101,7 @@ const REPLY_TYPES: Record<keyof Replies, readonly ServerFrame["type"][]> = {
   game_result: ["result"],
   review: ["review"],
   reset_stats: ["reset_confirm", "stats"],
+  discard: ["saved"],
 };
 
 /** How long a request waits for its reply (game_result: the server itself waits up to 5 s). */
@@ -661,8 +663,10 @@ export class Connection {
     return this.send(aiSpeed ? { type: "resume", ai_speed: aiSpeed } : { type: "resume" });
   }
 
-  discard(): string | null {
-    return this.send({ type: "discard" });
+  /** Deletes the device's saved game; resolves once the server has (its `saved` reply, with null),
+   * so a reload straight after cannot find the game still there. */
+  discard(): Promise<SavedFrame> {
+    return this.request("discard");
   }
 
   /** Forgets the game on screen (the menu shows none); its next hello names no game. A watched

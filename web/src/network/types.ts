@@ -71,6 +71,7 @@ export type UpdateAction = G.Update["action"];
 export type StatsFrame = G.Stats;
 export type ResultFrame = G.Result;
 export type ResetConfirmFrame = G.ResetConfirm;
+export type SavedFrame = G.Saved;
 
 // Same Wi-Fi (docs/protocol.md): what a boxedin lan process tells its own browser on /lan.
 export type LanStatusFrame = G.LanStatus;

@@ -4,7 +4,7 @@
 import type { App, Screen } from "../app";
 import { CLOCKS, LEVELS, clockLabel, levelName, modeName, overlapName } from "../state/catalog";
 import { selectMode } from "../state/choices";
-import { choose, h, modal, popupMenu } from "./dom";
+import { choose, h, modal, popupMenu, toast } from "./dom";
 import { modeCards } from "./modePicker";
 import { opponentLabel } from "../state/texts";
 import { graceLine, runningOnlineGame, type RunningOnlineGame } from "../state/online";
@@ -310,11 +310,15 @@ function renderContinue(app: App, saved: SavedSummary, rerender: () => void): HT
                 { label: "Discard", value: true, danger: true },
               ],
             });
-            if (v) {
-              app.conn.discard();
-              app.saved = null;
-              rerender();
+            if (!v) return;
+            try {
+              await app.conn.discard();
+            } catch (err) {
+              toast(err instanceof Error ? err.message : "The saved game could not be deleted.");
+              return;
             }
+            app.saved = null;
+            rerender();
           },
         },
         "Discard",

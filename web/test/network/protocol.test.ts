@@ -393,6 +393,22 @@ describe("statistics requests", () => {
     expect(frame.leaderboard?.sentence).toBe("189 points: place 2 on your Classic leaderboard.");
   });
 
+  it("discards the saved game and settles only when the server's saved reply comes", async () => {
+    const h = open();
+    let done = false;
+    const got = h.conn.discard().then((f) => {
+      done = true;
+      return f;
+    });
+    const sent = h.last().sent.at(-1)!;
+    expect(sent).toEqual({ type: "discard", id: expect.any(String) });
+    await settled();
+    expect(done).toBe(false); // a reload now could still find the game: the menu keeps its card
+    h.last().receive({ type: "saved", saved: null, reply_to: sent.id as string });
+    expect((await got).saved).toBeNull();
+    expect(h.conn.pendingCount).toBe(0);
+  });
+
   it("rejects on the server's error without telling the error listeners", async () => {
     const h = open();
     const got = h.conn.gameResult("g_gone");
