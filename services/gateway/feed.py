@@ -73,6 +73,8 @@ class GameFeed:
                 await self._catch_up()
             else:
                 self._send_state(snapshot, reply_to)
+                if first:
+                    await self._moved_meanwhile()
         if first and snapshot.facts.online:
             await self._send_count(snapshot.game_id)
 
@@ -202,6 +204,16 @@ class GameFeed:
             engine_pb2.GetGameRequest(game_id=self.game_id, device=self.reader, watch_id=self.watch_id), timeout=5
         )
         self._send_state(snapshot)
+
+    async def _moved_meanwhile(self) -> None:
+        """What the game did between the snapshot and the hub's confirmed subscription: published
+        before anybody here listened, it came by no channel. The computer's first turn of a game
+        it begins can be over by then, and the player would wait for a move already made."""
+        try:
+            await self._catch_up()
+        except grpc.RpcError as error:
+            # The next update's gap, or the client's resync, catches up instead.
+            log.warning("catching up on a game just followed failed", extra={"game": self.game_id, "error": str(error)})
 
     async def catch_up(self) -> None:
         async with self._lock:

@@ -28,6 +28,9 @@ from .subscription import Subscription, SubscriptionLost
 log = logging.getLogger("boxedin.gateway.hub")
 # The shortest time between two counts of one game's watchers told to its followers.
 COUNT_EVERY_SECONDS = 0.25
+# How long following a game waits for Redis to confirm its channel. Longer means the subscription
+# is down: its coming back catches every follower up (recovery_listeners).
+CONFIRM_SECONDS = 5.0
 # Takes an update, and its frame's text, without waiting (it may start a task to deliver it).
 Listener = Callable[[common_pb2.Update, str], None]
 # Takes a game's count of watchers without waiting: the same JSON text for every socket.
@@ -92,6 +95,9 @@ class UpdateHub:
         self.count_watchers: CountWatchers | None = None
         self._counting: dict[str, bool] = {}  # game -> changed again while being counted
         self._counts: set[asyncio.Task[None]] = set()
+        # Games' channels subscribed and not yet confirmed: following waits for the confirmation,
+        # after which nothing published to the game can be missed.
+        self._unconfirmed: dict[bytes, asyncio.Future[None]] = {}
 
     async def start(self) -> None:
         # A channel of its own keeps the subscription open while no game is followed.
@@ -131,11 +137,24 @@ class UpdateHub:
             await self.pubsub.unsubscribe(channel)
 
     async def follow(self, game_id: str, listener: Listener, *, watcher: bool = False) -> None:
+        """Adds a listener of the game's updates, and returns once Redis has confirmed the game's
+        channel: every update published from then on reaches the listener. Updates published
+        before (since the snapshot the follower was given) are the follower's to read
+        (GameFeed.attach catches up)."""
         listeners = self.listeners.setdefault(game_id, Followers())
+        channel = self.keys.channel(game_id)
+        confirmed = self._unconfirmed.get(channel.encode())
         if not listeners:
-            await self._subscribe(self.keys.channel(game_id))
+            confirmed = asyncio.get_running_loop().create_future()
+            self._unconfirmed[channel.encode()] = confirmed
+            await self._subscribe(channel)
             self.on_following_changed()
         (listeners.watchers if watcher else listeners.players).add(listener)
+        if confirmed is not None and not confirmed.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(confirmed), CONFIRM_SECONDS)
+            except TimeoutError:
+                log.warning("Redis did not confirm a game's channel in time", extra={"game": game_id})
 
     async def unfollow(self, game_id: str, listener: Listener) -> None:
         listeners = self.listeners.get(game_id)
@@ -145,6 +164,7 @@ class UpdateHub:
         listeners.watchers.discard(listener)
         if not listeners:
             del self.listeners[game_id]
+            self._unconfirmed.pop(self.keys.channel(game_id).encode(), None)
             self.on_following_changed()
             with contextlib.suppress(redis.RedisError):
                 await self._unsubscribe(self.keys.channel(game_id))
@@ -272,9 +292,13 @@ class UpdateHub:
                 self._dispatch(message["channel"], message["data"])
 
     def _subscribed(self, channel: bytes) -> None:
-        """A subscription confirmed: the hub's own channel again means every channel was
-        subscribed anew, and the updates published meanwhile were missed."""
+        """A subscription confirmed: a game's lets its followers go on (follow); the hub's own
+        channel again means every channel was subscribed anew, and the updates published
+        meanwhile were missed."""
         if channel != self._own:
+            confirmed = self._unconfirmed.pop(channel, None)
+            if confirmed is not None and not confirmed.done():
+                confirmed.set_result(None)
             return
         if self._subscribed_once:
             log.info("update subscription back: the games followed catch up")

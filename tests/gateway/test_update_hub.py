@@ -70,3 +70,28 @@ def test_a_followed_game_s_updates_come_on_the_hub_s_own_connection_and_again_af
             await client.aclose()
 
     asyncio.run(scenario())
+
+
+def test_following_returns_once_redis_has_confirmed_the_game_s_channel(redis_url: str) -> None:
+    """Followed while the hub's connection is not yet up, a game's follow waits; it returns once
+    the connection is made and the channel confirmed, and the next update then has a subscriber."""
+
+    async def scenario() -> None:
+        client = redis.Redis.from_url(redis_url)
+        keys = Keys("test-hub-confirm:")
+        hub = UpdateHub(client, keys)
+        try:
+            following = asyncio.create_task(hub.follow("g1", lambda update, text: None))
+            # A round trip to Redis later, the follow still waits: nothing was confirmed.
+            await client.ping()
+            assert not following.done()
+            await hub.start()
+            async with asyncio.timeout(10):
+                await following
+            update = common_pb2.Update(game_id="g1", seq=1, frame_json="{}")
+            assert await client.publish(keys.channel("g1"), update.SerializeToString()) == 1
+        finally:
+            await hub.stop()
+            await client.aclose()
+
+    asyncio.run(scenario())
