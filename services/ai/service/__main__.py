@@ -12,15 +12,17 @@ from boxedin.common.engine_router import engine_router
 from boxedin.common.grpc_server import serve
 from boxedin.common.logs import setup_logging
 from boxedin.common.metrics import EXPERT_POOL_ENABLED
-from boxedin.common.parent_watch import end_with_parent
 from boxedin.common.redis_client import connect
 from boxedin.common.settings import settings
 from boxedin.v1 import ai_pb2_grpc
 
 from .reviews import Reviews
 from .server import AiService
-from .thinking import Thinker
+from .thinking import Thinker, start_worker
 from .turns import TurnPlayer
+
+# Processes choosing turns (the players are CPU-bound; Expert spreads over Celery too).
+CHOOSERS = 2
 
 
 async def main() -> None:
@@ -33,9 +35,9 @@ async def main() -> None:
         # Worker processes choose the turns; "spawn" keeps them free of the event loop's state.
         # They end with this service, however it ends.
         return ProcessPoolExecutor(
-            max_workers=2,
+            max_workers=CHOOSERS,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=end_with_parent,
+            initializer=start_worker,
             initargs=(os.getpid(),),
         )
 
@@ -43,6 +45,8 @@ async def main() -> None:
     engine = await engine_router(config, "ai")
     turns = TurnPlayer(config, client, engine, thinker)
     reviews = Reviews(config, client, engine)
+    # Turns are read once the processes that choose them are up, not while they start.
+    await thinker.warm(CHOOSERS)
     await turns.start()
 
     async def stop() -> None:
