@@ -45,11 +45,14 @@ async def main() -> None:
     engine = await engine_router(config, "ai")
     turns = TurnPlayer(config, client, engine, thinker)
     reviews = Reviews(config, client, engine)
-    # Turns are read once the processes that choose them are up, not while they start.
-    await thinker.warm(CHOOSERS)
+    # The processes that choose turns start now, not when the first turn comes: a game begun
+    # then would wait for them. Not awaited: turns taken meanwhile wait in the pool, and a
+    # restarted AI is ready (and takes its dead self's turns) as soon as it can read them.
+    warming = asyncio.create_task(thinker.warm(CHOOSERS))
     await turns.start()
 
     async def stop() -> None:
+        warming.cancel()
         await turns.stop()
         thinker.shutdown()
         reviews.shutdown()
