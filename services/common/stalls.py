@@ -117,5 +117,5 @@ class StallWatch:
             reported = woke
             frame = sys._current_frames().get(loop_thread)
             if frame is not None:
-                where = "".join(traceback.format_stack(frame, limit=12))
+                where = "".join(traceback.format_stack(frame, limit=30))
                 log.info("event loop held", extra={"since": round(time.perf_counter() - woke, 3), "stack": where})

@@ -21,6 +21,7 @@ import urllib.request
 from collections import Counter
 from collections.abc import Callable, Coroutine
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -333,10 +334,10 @@ def _table(runs: list[list[Scenario]]) -> list[str]:
     return lines
 
 
-def _own_stack() -> tuple[Any, str, int]:
+def _own_stack(logs: Path | None) -> tuple[Any, str, int]:
     from boxedin.supervisor.launcher import Stack
 
-    stack = Stack.on_free_ports("abuse:", worker=False)
+    stack = Stack.on_free_ports("abuse:", worker=False, log_dir=logs)
     stack.start()
     return stack, stack.url(), stack.processes["gateway"].pid
 
@@ -351,11 +352,11 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("boxedin abuse: --addresses are counts of source addresses from 1 to 200")
     attacks.socket_limit()
     runs: list[list[Scenario]] = []
-    for _ in range(args.runs):
+    for n in range(args.runs):
         stack = None
         base, pid = args.url, args.pid
         if base is None:
-            stack, base, pid = _own_stack()
+            stack, base, pid = _own_stack(None if args.logs is None else Path(args.logs) / f"run-{n + 1}")
         try:
             runs.append(
                 asyncio.run(
@@ -400,4 +401,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--url", help="a running gateway on this machine instead of a stack of its own")
     parser.add_argument("--pid", type=int, help="with --url: the gateway's process id, to read its CPU (same machine)")
     parser.add_argument("--json", action="store_true", help="print every figure as JSON")
+    parser.add_argument(
+        "--logs", help="a folder for the own stack's logs, one folder per run (its stalls say what held a tail up)"
+    )
     parser.set_defaults(handler=run)
