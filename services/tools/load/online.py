@@ -379,11 +379,23 @@ def run_online(args: argparse.Namespace) -> int:
     if args.pairs < 1 or (args.concurrency is not None and args.concurrency < 1):
         print("boxedin load: --pairs and --concurrency are at least 1", file=sys.stderr)
         return 2
+    stack = None
+    if args.own_stack:
+        from boxedin.supervisor.launcher import Stack
+
+        from .own_stack import one_address_budgets
+
+        stack = Stack.on_free_ports("load-online:", worker=False, extra_env=one_address_budgets(2 * args.pairs))
+        stack.start()
+        args.url = stack.url()
     try:
         result = event_loop.run(run_online_load(args.url, args.pairs, args.mode, args.concurrency))
     except OSError as exc:
         print(f"boxedin load: cannot reach {args.url}: {exc}", file=sys.stderr)
         return 1
+    finally:
+        if stack is not None:
+            stack.stop()
     if args.json:
         print(json.dumps(result))
     else:

@@ -152,6 +152,21 @@ async def _watched_load(load: Coroutine[Any, Any, dict[str, Any]]) -> dict[str, 
     return result
 
 
+def one_address_budgets(players: int) -> dict[str, str]:
+    """The settings under which ``players`` simulated players share this machine's address, each
+    with the budgets of a person: the address's budgets are theirs together."""
+    return {
+        "BOXEDIN_CONNECTIONS_PER_ADDRESS": str(players + 100),
+        "BOXEDIN_IDLE_CONNECTIONS_PER_ADDRESS": str(players + 100),
+        "BOXEDIN_ADDRESS_CONNECTS_BURST": str(players + 100),
+        # An automated player acts as fast as the gateway answers, each on its own credits.
+        "BOXEDIN_ADDRESS_FRAMES_PER_SECOND": str(1000 * players),
+        "BOXEDIN_ADDRESS_FRAMES_BURST": str(1000 * players),
+        "BOXEDIN_ADDRESS_ACTIONS_PER_SECOND": str(1000 * players),
+        "BOXEDIN_ADDRESS_ACTIONS_BURST": str(1000 * players),
+    }
+
+
 def run_on_own_stack(
     games: int,
     concurrency: int,
@@ -173,16 +188,8 @@ def run_on_own_stack(
     stack = Stack.on_free_ports(
         "load:",
         worker=False,
-        # Every simulated player comes from this machine's address.
         extra_env={
-            "BOXEDIN_CONNECTIONS_PER_ADDRESS": str(concurrency + 100),
-            "BOXEDIN_IDLE_CONNECTIONS_PER_ADDRESS": str(concurrency + 100),
-            "BOXEDIN_ADDRESS_CONNECTS_BURST": str(concurrency + 100),
-            # An automated player acts as fast as the gateway answers, each on its own credits.
-            "BOXEDIN_ADDRESS_FRAMES_PER_SECOND": str(1000 * concurrency),
-            "BOXEDIN_ADDRESS_FRAMES_BURST": str(1000 * concurrency),
-            "BOXEDIN_ADDRESS_ACTIONS_PER_SECOND": str(1000 * concurrency),
-            "BOXEDIN_ADDRESS_ACTIONS_BURST": str(1000 * concurrency),
+            **one_address_budgets(concurrency),
             **({"PYTHONPATH": stack_path} if stack_path is not None else {}),
             **({"BOXEDIN_STALL_STACKS": "true"} if stall_stacks is not None else {}),
         },
