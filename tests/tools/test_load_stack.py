@@ -60,3 +60,15 @@ def test_a_service_times_its_garbage_collections_and_keeps_full_ones_rare() -> N
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_the_online_load_on_its_own_stack_pairs_every_player_and_finishes_every_game() -> None:
+    """`boxedin load --online --own-stack`: the pairs all come from this machine's address, and
+    the stack it starts gives that address room for all of them."""
+    command = [sys.executable, "-m", "boxedin.cli", "load", "--online", "--pairs", "30", "--own-stack", "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=180, check=False)
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
+    result = json.loads(done.stdout)
+    assert result["games_finished"] == 30, result
+    assert result["players_failed"] == 0 and not result["errors"] and not result["exceptions"], result
+    assert result["update_gaps"] == 0 and not result["pairing_problems"], result
