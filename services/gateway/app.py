@@ -27,6 +27,7 @@ from boxedin.common.stalls import StallWatch
 from boxedin.v1 import ai_pb2_grpc, matchmaker_pb2_grpc, stats_pb2_grpc
 
 from . import ops
+from .admission import Admission
 from .budgets import client_address
 from .connection import TRANSPORT, KeepTransport
 from .drain import Drain
@@ -60,6 +61,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
         raise RuntimeError("in production the gateway needs BOXEDIN_OPS_TOKEN (the operator's page token)")
     limits = GatewayLimits.of(config)
     drain = Drain(config.drain_spread_seconds)
+    admission = Admission()
     WATCH.configure(config)  # the update listener's stall and the Redis blip (/readyz)
 
     @contextlib.asynccontextmanager
@@ -159,6 +161,7 @@ def create_app(config: Settings | None = None) -> FastAPI:
             WEBSOCKET_CLOSES.labels(str(CLOSE_TRY_LATER)).inc()
             return
         try:
+            await admission.enter()
             await ws.accept()
             WEBSOCKETS.inc()
             session = Session(ws, ws.app.state.backends)
