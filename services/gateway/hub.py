@@ -143,10 +143,10 @@ class UpdateHub:
         (GameFeed.attach catches up)."""
         listeners = self.listeners.setdefault(game_id, Followers())
         channel = self.keys.channel(game_id)
-        confirmed = self._unconfirmed.get(channel.encode())
+        key = channel.encode()  # as the confirmation names it
+        confirmed = self._unconfirmed.get(key)
         if not listeners:
-            confirmed = asyncio.get_running_loop().create_future()
-            self._unconfirmed[channel.encode()] = confirmed
+            confirmed = self._unconfirmed[key] = asyncio.get_running_loop().create_future()
             await self._subscribe(channel)
             self.on_following_changed()
         (listeners.watchers if watcher else listeners.players).add(listener)
