@@ -294,7 +294,7 @@ def test_a_player_away_past_the_grace_loses(url: str) -> None:
     seq = ann.seq
     reply = ann.request(type="rematch", game=ann.game_id, want=True)
     assert (reply["type"], reply["code"]) == ("error", "player_gone")
-    assert reply["message"] == "a player did not come back in time, so there is no rematch"
+    assert reply["message"] == "a player left the game or did not come back in time, so there is no rematch"
     assert ann.request(type="game_result", game=ann.game_id)["type"] == "result"
     assert ann.seq == seq and ann.state is not None and ann.state["online"]["rematch"] == [False, False]
 
@@ -430,11 +430,22 @@ def test_leaving_a_running_game_gives_it_to_the_other_player(url: str) -> None:
     assert final["online"]["forfeit"] == {"player": 2, "reason": "left"} and final["winner"] == 1
 
 
+def test_after_leave_neither_player_can_ask_for_a_rematch(url: str) -> None:
+    ann, bob = paired_through_a_room(url)
+    bob.request(type="leave", game=bob.game_id)
+    final = ann.wait_until(lambda state: state["over"])
+    assert ann.error_of(type="rematch", game=ann.game_id, want=True) == "player_gone"
+    assert bob.error_of(type="rematch", game=bob.game_id, want=True) == "player_gone"
+    # Nothing was stored: the whole state, read again from the server, has the same seq and no ask.
+    ann.hello(game=ann.game_id)
+    assert ann.state is not None and ann.state["seq"] == final["seq"]
+    assert ann.state["online"]["rematch"] == [False, False]
+
+
 def test_a_rematch_starts_when_both_ask_and_the_second_player_goes_first(url: str) -> None:
     ann, bob = paired_through_a_room(url)
     first = ann.state["first"] if ann.state else 0
-    bob.request(type="leave", game=bob.game_id)
-    ann.wait_until(lambda state: state["over"])
+    play_out(ann, bob)
     old = ann.game_id
     ann.request(type="rematch", game=old, want=True)
     bob.wait_until(lambda state: state["online"]["rematch"] == [True, False])
@@ -448,8 +459,7 @@ def test_a_rematch_starts_when_both_ask_and_the_second_player_goes_first(url: st
 
 def test_a_declined_rematch_cannot_start(url: str) -> None:
     ann, bob = paired_through_a_room(url)
-    bob.request(type="leave", game=bob.game_id)
-    ann.wait_until(lambda state: state["over"])
+    play_out(ann, bob)
     declined = ann.request(type="rematch", game=ann.game_id, want=False)
     assert declined["type"] == "ack", declined
     bob.wait_until(lambda state: state["online"]["declined"] == 1)

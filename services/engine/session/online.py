@@ -23,6 +23,9 @@ from .seats import Seat
 from .table import ForfeitReason, OnlineTable, Table
 
 VIAS = ("room", "find_match")
+# Forfeits after which the loser is not there to play again: Leave, and a grace that ran out (a
+# move limit that ran out leaves both players at the table).
+GONE_FOR_GOOD: frozenset[ForfeitReason] = frozenset({"left", "away"})
 
 
 def new_online_game(
@@ -269,9 +272,9 @@ def ask_rematch(game: Game, table: Table, seat: int, want: bool) -> dict[str, An
         raise Refusal("rematch_over", "the rematch has started already")
     if state.declined is not None:
         raise Refusal("rematch_over", "a rematch was declined")
-    if want and state.forfeit_reason == "away":
-        # The grace ran out: the player who lost by it has gone for good, as after Leave, and
-        # an ask would wait for ever for somebody who is not there.
+    if want and state.forfeit_reason in GONE_FOR_GOOD:
+        # The player who left, or who lost by a grace that ran out, has gone for good: an ask
+        # would wait for ever for somebody who is not there, so neither seat may ask.
         raise Refusal("player_gone")
     if want:
         state.rematch[seat - 1] = True

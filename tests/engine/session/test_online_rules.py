@@ -182,7 +182,8 @@ def test_leaving_a_running_game_gives_it_to_the_other_player() -> None:
 def test_a_rematch_starts_when_both_asked_and_the_player_who_went_second_goes_first() -> None:
     game, table = online_game(first=1)
     assert reason(lambda: online.ask_rematch(game, table, 1, True)) == "not_over"
-    online.forfeit(game, table, 2, "left")
+    # Over by the move limit: both players are still at the table.
+    online.forfeit(game, table, 2, "move_limit")
     online.ask_rematch(game, table, 1, True)
     assert not online.both_asked(table)
     assert online.ask_rematch(game, table, 2, True) == {"rematch": True, "by": 2}
@@ -210,6 +211,15 @@ def test_after_a_grace_that_ran_out_there_is_no_rematch() -> None:
     assert reason(lambda: online.ask_rematch(game, table, 2, True)) == "player_gone"
     assert table.online_state is not None and table.online_state.rematch == [False, False]
     assert not online.both_asked(table)
+
+
+def test_after_leave_there_is_no_rematch() -> None:
+    # Bob left: he is not there to play again, and he may not ask either.
+    game, table = online_game("room")
+    online.forfeit(game, table, 2, "left")
+    assert reason(lambda: online.ask_rematch(game, table, 1, True)) == "player_gone"
+    assert reason(lambda: online.ask_rematch(game, table, 2, True)) == "player_gone"
+    assert table.online_state is not None and table.online_state.rematch == [False, False]
 
 
 def test_after_a_move_limit_that_ran_out_a_rematch_may_be_asked_for() -> None:

@@ -235,7 +235,7 @@ def test_leaving_after_the_game_declines_the_rematch_once() -> None:
 
 def test_a_rematch_both_asked_for_is_named_in_this_games_table() -> None:
     game, table = online_game(first=1)
-    pipeline.leave(game, table, 1)
+    online.forfeit(game, table, 1, "move_limit")  # over, with both players still at the table
     asked, rematch = pipeline.ask_rematch(game, table, 1, True)
     assert asked.action == {"rematch": True, "by": 1} and rematch is None
     _, rematch = pipeline.ask_rematch(game, table, 2, True)

@@ -155,9 +155,9 @@ export function rematchStatus(g: GameState, me: PlayerNo): RematchStatus {
   if (!o) return "declined";
   const opp = me === 1 ? 1 : 0;
   if (o.next_game) return "starting";
-  // Somebody declined, the other player left the game (they are not there to ask), or somebody
-  // did not come back within the grace: gone for good, so the server refuses a rematch (player_gone).
-  if (o.declined !== null || (o.forfeit?.reason === "left" && o.forfeit.player !== me) || o.forfeit?.reason === "away") {
+  // Somebody declined, or somebody left the game or did not come back within the grace: gone for
+  // good, so the server refuses a rematch to either seat (player_gone).
+  if (o.declined !== null || o.forfeit?.reason === "left" || o.forfeit?.reason === "away") {
     return "declined";
   }
   if (o.rematch[me - 1]) return "asked";
@@ -175,7 +175,9 @@ export function rematchLine(g: GameState, me: PlayerNo): string | null {
       return `${name} wants a rematch`;
     case "declined":
       if (g.online?.declined === me) return "You declined a rematch.";
-      if (g.online?.declined === null && g.online.forfeit?.reason === "left") return `${name} left, so there is no rematch.`;
+      if (g.online?.declined === null && g.online.forfeit?.reason === "left") {
+        return g.online.forfeit.player === me ? "You left, so there is no rematch." : `${name} left, so there is no rematch.`;
+      }
       if (g.online?.declined === null && g.online.forfeit?.reason === "away") {
         return g.online.forfeit.player === me ? "You did not come back, so there is no rematch." : `${name} did not come back, so there is no rematch.`;
       }
@@ -199,7 +201,7 @@ const ONLINE_ERRORS: Partial<Record<ErrorCode, string>> = {
   own_room: "This is your own room: pass the code on to a friend.",
   too_many_tries: "Too many tries. Wait a minute, then try again.",
   in_game: "You are playing an online game already.",
-  player_gone: "A player did not come back in time, so there is no rematch.",
+  player_gone: "A player left or did not come back in time, so there is no rematch.",
   unavailable: "Online play is not available right now. Try again in a moment.",
 };
 

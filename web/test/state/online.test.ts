@@ -178,7 +178,9 @@ describe("online game texts", () => {
     expect(rematchStatus(game(over, { declined: 2 }), 1)).toBe("declined");
     expect(rematchLine(game(over, { declined: 2 }), 1)).toBe("Bo declined a rematch.");
     expect(rematchLine(game(over, { forfeit: { player: 2, reason: "left" } }), 1)).toBe("Bo left, so there is no rematch.");
-    expect(rematchStatus(game(over, { forfeit: { player: 1, reason: "left" } }), 1)).toBe("open");
+    // Leave: the leaver may not ask either (the server refuses both seats, player_gone).
+    expect(rematchStatus(game(over, { forfeit: { player: 1, reason: "left" } }), 1)).toBe("declined");
+    expect(rematchLine(game(over, { forfeit: { player: 1, reason: "left" } }), 1)).toBe("You left, so there is no rematch.");
     // A grace that ran out: gone for good, like Leave, for both players (the server refuses).
     expect(rematchStatus(game(over, { forfeit: { player: 2, reason: "away" } }), 1)).toBe("declined");
     expect(rematchLine(game(over, { forfeit: { player: 2, reason: "away" } }), 1)).toBe("Bo did not come back, so there is no rematch.");
