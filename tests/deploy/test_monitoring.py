@@ -337,6 +337,41 @@ def test_promtool_proves_each_alert_fires_on_series_built_for_it() -> None:
     assert "SUCCESS" in tested.stdout
 
 
+def test_a_kind_the_chart_does_not_make_is_never_paged_as_missing(chart: Any, tmp_path: Path) -> None:
+    """services.matchmaker.enabled false is a valid installation: its rules expect no matchmaker,
+    and an installation of the same targets with the default rules is paged for the missing one."""
+    from chart_render import FULLNAME, render
+
+    def kind_missing_on_targets_without_a_matchmaker(rules_text: str) -> subprocess.CompletedProcess[str]:
+        (tmp_path / "rules.yaml").write_text(rules_text)
+        series = [
+            {"series": f'up{{namespace="prod", job="boxedin-{kind}", instance="{kind}-1"}}', "values": "1x30"}
+            for kind in ("gateway", "engine", "ai", "stats", "worker")
+        ]
+        case = {
+            "name": "no matchmaker",
+            "interval": "1m",
+            "input_series": series,
+            "alert_rule_test": [{"eval_time": "20m", "alertname": "BoxedInKindMissing", "exp_alerts": []}],
+        }
+        test_file = tmp_path / "test.yaml"
+        test_file.write_text(yaml.safe_dump({"rule_files": ["rules.yaml"], "evaluation_interval": "1m", "tests": [case]}))
+        return run([PROMTOOL, "test", "rules", str(test_file)])
+
+    without = render(chart, {"services": {"matchmaker": {"enabled": False}}})
+    assert not any(d for kind, d in without.deployments().items() if kind == "matchmaker")
+    rules = without.get("ConfigMap", f"{FULLNAME}-prometheus-rules")["data"]["rules.yaml"]
+    kind_missing = [
+        rule for group in yaml.safe_load(rules)["groups"] for rule in group["rules"] if rule.get("alert") == "BoxedInKindMissing"
+    ]
+    assert len(kind_missing) == 1 and "boxedin-matchmaker" not in kind_missing[0]["expr"]
+    assert "boxedin-engine" in kind_missing[0]["expr"]
+    quiet = kind_missing_on_targets_without_a_matchmaker(rules)
+    assert quiet.returncode == 0, quiet.stdout + quiet.stderr
+    paged = kind_missing_on_targets_without_a_matchmaker(RULES.read_text())
+    assert paged.returncode != 0 and "boxedin-matchmaker" in paged.stdout + paged.stderr, paged.stdout
+
+
 # ------------------------------------------------------------------------------ the dashboards
 
 
