@@ -94,7 +94,9 @@ CATALOGUE: tuple[Reason, ...] = (
     Reason("not_online", _S.FAILED_PRECONDITION, "that is not an online game"),
     Reason("not_over", _S.FAILED_PRECONDITION, "the game is still running"),
     Reason("rematch_over", _S.FAILED_PRECONDITION, "the rematch was declined or has started"),
-    Reason("player_gone", _S.FAILED_PRECONDITION, "a player left the game or did not come back in time, so there is no rematch"),
+    Reason(
+        "player_gone", _S.FAILED_PRECONDITION, "a player left or did not come back in time, so there is no rematch"
+    ),
     Reason("in_game", _S.FAILED_PRECONDITION, "you are playing an online game"),
     # Watching an online game by its link (docs/protocol.md, Watching).
     Reason("no_watch", _S.NOT_FOUND, "this watch link leads to no game: it is mistyped, or the game is gone"),

@@ -122,7 +122,7 @@ class UpdateHub:
         if self.subscription is not None:
             self.subscription.close()
         if self.pubsub is not None:
-            await self.pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves PubSub.aclose unannotated
+            await self.pubsub.aclose()  # type: ignore[no-untyped-call, unused-ignore]  # unannotated before redis-py 8
 
     async def _subscribe(self, channel: str) -> None:
         if self.subscription is not None:

@@ -46,6 +46,7 @@ from .watchers import Watchers
 
 log = logging.getLogger("boxedin.gateway.session")
 at_zero(RULE_ERRORS, *((reason,) for reason in REASONS))
+at_zero(WEBSOCKET_FRAMES, *((kind,) for kind in client_frames.FRAME_TYPES))
 # A review under way is asked after this often, and given up on when no turn came in this long.
 REVIEW_POLL_SECONDS = 0.5
 REVIEW_QUIET_SECONDS = 120.0

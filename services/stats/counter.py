@@ -13,15 +13,17 @@ import time
 import redis.asyncio as redis
 
 from boxedin.common.keys import STATS_GROUP, Keys
-from boxedin.common.metrics import STATS_COUNTED, STATS_LAG
+from boxedin.common.metrics import STATS_COUNTED, STATS_LAG, at_zero
 from boxedin.common.streams import Entry, GroupReader
 from boxedin.v1 import common_pb2
 
 from .convert import result_message
 from .model import apply_game, game_outcome
+from .outcome import AGAINST
 from .store import StatsStore
 
 log = logging.getLogger("boxedin.stats")
+at_zero(STATS_COUNTED, *((against,) for against in AGAINST))
 # Races lost on one device's record before the game is left to be read again.
 _RETRIES = 50
 

@@ -5,15 +5,19 @@ that counts in it."""
 from __future__ import annotations
 
 import importlib
+import typing
 
 from prometheus_client import Counter
 
 from boxedin.common import metrics
 from boxedin.common.choices import LEVELS
 from boxedin.common.reasons import REASONS
+from boxedin.engine.actions import Action
 from boxedin.engine.rules import MODES
+from boxedin.gateway.client_frames import FRAME_TYPES
 from boxedin.gateway.limits import CLOSE_CODES
 from boxedin.matchmaker.server import ONLINE_MODES
+from boxedin.stats.outcome import AGAINST
 
 # The modules that count in them: each exports its own counters' children when it is imported.
 OWNERS = (
@@ -23,6 +27,7 @@ OWNERS = (
     "boxedin.gateway.session",
     "boxedin.gateway.connection",
     "boxedin.matchmaker.server",
+    "boxedin.stats.counter",
 )
 
 
@@ -56,3 +61,13 @@ def test_refusals_ai_turns_and_online_games_are_exported_for_their_known_labels(
     assert exported(metrics.AI_TURNS) >= {(level,) for level in LEVELS}
     assert exported(metrics.COMPUTER_TURNS_TAKEN) >= {("read",), ("reclaimed",)}
     assert exported(metrics.ONLINE_GAMES_STARTED) >= {(m, via) for m in ONLINE_MODES for via in ("find_match", "room")}
+
+
+def test_actions_frames_and_counted_games_are_exported_for_every_kind() -> None:
+    # "Actions applied" by action and actor, client frames by type, games counted by opponent.
+    actions = {kind.__name__.lower() for kind in typing.get_args(Action)}
+    assert {"draw", "roll", "endturn", "undo", "timeout", "resume", "resign"} == actions
+    assert exported(metrics.ACTIONS) >= {(a, actor) for a in actions for actor in ("human", "ai", "clock")}
+    assert exported(metrics.WEBSOCKET_FRAMES) >= {(kind,) for kind in FRAME_TYPES}
+    assert exported(metrics.STATS_COUNTED) >= {(against,) for against in AGAINST}
+    assert exported(metrics.CELERY_TASKS) >= {("done",)}  # the only outcome it counts

@@ -355,15 +355,15 @@ def test_a_kind_the_chart_does_not_make_is_never_paged_as_missing(chart: Any, tm
             "alert_rule_test": [{"eval_time": "20m", "alertname": "BoxedInKindMissing", "exp_alerts": []}],
         }
         test_file = tmp_path / "test.yaml"
-        test_file.write_text(yaml.safe_dump({"rule_files": ["rules.yaml"], "evaluation_interval": "1m", "tests": [case]}))
+        suite = {"rule_files": ["rules.yaml"], "evaluation_interval": "1m", "tests": [case]}
+        test_file.write_text(yaml.safe_dump(suite))
         return run([PROMTOOL, "test", "rules", str(test_file)])
 
     without = render(chart, {"services": {"matchmaker": {"enabled": False}}})
     assert not any(d for kind, d in without.deployments().items() if kind == "matchmaker")
     rules = without.get("ConfigMap", f"{FULLNAME}-prometheus-rules")["data"]["rules.yaml"]
-    kind_missing = [
-        rule for group in yaml.safe_load(rules)["groups"] for rule in group["rules"] if rule.get("alert") == "BoxedInKindMissing"
-    ]
+    alerts = [rule for group in yaml.safe_load(rules)["groups"] for rule in group["rules"]]
+    kind_missing = [rule for rule in alerts if rule.get("alert") == "BoxedInKindMissing"]
     assert len(kind_missing) == 1 and "boxedin-matchmaker" not in kind_missing[0]["expr"]
     assert "boxedin-engine" in kind_missing[0]["expr"]
     quiet = kind_missing_on_targets_without_a_matchmaker(rules)

@@ -294,7 +294,7 @@ def test_a_player_away_past_the_grace_loses(url: str) -> None:
     seq = ann.seq
     reply = ann.request(type="rematch", game=ann.game_id, want=True)
     assert (reply["type"], reply["code"]) == ("error", "player_gone")
-    assert reply["message"] == "a player left the game or did not come back in time, so there is no rematch"
+    assert reply["message"] == "a player left or did not come back in time, so there is no rematch"
     assert ann.request(type="game_result", game=ann.game_id)["type"] == "result"
     assert ann.seq == seq and ann.state is not None and ann.state["online"]["rematch"] == [False, False]
 

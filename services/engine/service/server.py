@@ -10,6 +10,7 @@ import functools
 import logging
 import re
 import time
+import typing
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +50,7 @@ at_zero(RULE_ERRORS, *((reason,) for reason in REASONS))
 _REPEAT_KEY = re.compile(r"[0-9a-f]{16,64}")
 # Who made an action, as its metrics name them (the deadline's is the clock, as it always was).
 _ACTORS: dict[type, str] = {Person: "human", Computer: "ai", Deadline: "clock"}
+at_zero(ACTIONS, *((kind.__name__.lower(), actor) for kind in typing.get_args(Action) for actor in _ACTORS.values()))
 
 
 @functools.lru_cache(maxsize=64)
