@@ -50,7 +50,7 @@ export const ERRORS = {
   not_online: "that is not an online game",
   not_over: "the game is still running",
   rematch_over: "the rematch was declined or has started",
-  player_gone: "a player left the game or did not come back in time, so there is no rematch",
+  player_gone: "a player left or did not come back in time, so there is no rematch",
   in_game: "you are playing an online game",
   no_watch: "this watch link leads to no game: it is mistyped, or the game is gone",
   watcher: "you are watching this game: a watcher cannot act in it",
