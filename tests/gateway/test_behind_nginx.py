@@ -176,6 +176,8 @@ def test_a_gateway_stopped_in_a_rollout_drains_its_players_onto_the_other_once(f
     # Out of the Service at once, and the handshakes it refused went to the other gateway.
     assert result["readiness_failed_after_ms"] is not None and result["readiness_failed_after_ms"] < 1000
     assert result["handshakes_passed_on_by_nginx"] > 0
+    # Counted by the draining gateway as refusals (draining), as far as it was read before it exited.
+    assert 0 < result["refusals_counted_draining"] <= result["handshakes_passed_on_by_nginx"]
     assert result["on_stopped_gateway"] > 0 and result["told_to_reconnect"] == result["on_stopped_gateway"]
     assert result["hopped"] == result["on_stopped_gateway"], "a player told to reconnect did not"
     assert result["hopped_more_than_once"] == 0

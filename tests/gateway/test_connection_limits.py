@@ -58,17 +58,26 @@ class Gateways:
         ping = str(PING_SECONDS)
         self.pinging = self._start({"BOXEDIN_WS_PING_INTERVAL_SECONDS": ping, "BOXEDIN_WS_PING_TIMEOUT_SECONDS": ping})
 
-    def closes(self, port: int, code: str) -> float:
-        """The gateway's count of connections ended with ``code`` (boxedin_websocket_closes_total)."""
+    def counted(self, port: int, family_name: str, label: str, value: str) -> float:
+        """The gateway's count in ``family_name`` (a labelled counter, exported at 0 for its known
+        labels) for ``label`` = ``value``."""
         name = next(name for name, p in self.stack.gateways.items() if p == port)
         with urllib.request.urlopen(self.stack.metrics_url(name), timeout=5) as reply:
             text = reply.read().decode()
         for family in text_string_to_metric_families(text):
-            if family.name == "boxedin_websocket_closes":
+            if family.name == family_name:
                 for sample in family.samples:
-                    if sample.name.endswith("_total") and sample.labels["code"] == code:
+                    if sample.name.endswith("_total") and sample.labels[label] == value:
                         return sample.value
-        raise AssertionError(f"no boxedin_websocket_closes_total{{code={code!r}}}: it is exported at 0")
+        raise AssertionError(f"no {family_name}_total{{{label}={value!r}}}: it is exported at 0")
+
+    def closes(self, port: int, code: str) -> float:
+        """The gateway's count of connections ended with ``code`` (boxedin_websocket_closes_total)."""
+        return self.counted(port, "boxedin_websocket_closes", "code", code)
+
+    def refusals(self, port: int, reason: str) -> float:
+        """The gateway's count of refusals for ``reason`` (boxedin_gateway_refusals_total)."""
+        return self.counted(port, "boxedin_gateway_refusals", "reason", reason)
 
     def wait_closes(self, port: int, code: str, at_least: float) -> None:
         """Waits for the count to reach ``at_least`` (the gateway counts as the session ends, just
@@ -142,6 +151,8 @@ async def flood(port: int) -> tuple[list[dict[str, Any]], int, str]:
 
 def test_frames_beyond_the_credits_are_refused_and_a_client_that_keeps_on_is_closed(gateways: Gateways) -> None:
     before = gateways.closes(gateways.strict, "4429")
+    exhausted_before = gateways.refusals(gateways.strict, "credits_exhausted")
+    too_fast_before = gateways.refusals(gateways.strict, "too_fast")
     frames, code, reason = asyncio.run(flood(gateways.strict))
     kinds = [frame["type"] if frame["type"] != "error" else frame["code"] for frame in frames]
     # The credits left after the hello are answered, the next frames refused as too fast (each
@@ -156,6 +167,9 @@ def test_frames_beyond_the_credits_are_refused_and_a_client_that_keeps_on_is_clo
     # Counted by its close code, once.
     gateways.wait_closes(gateways.strict, "4429", before + 1)
     assert gateways.closes(gateways.strict, "4429") == before + 1
+    # And each refusal by its reason: every too_fast answered, and the close for owing too much.
+    assert gateways.refusals(gateways.strict, "too_fast") == too_fast_before + len(refused)
+    assert gateways.refusals(gateways.strict, "credits_exhausted") == exhausted_before + 1
 
 
 async def steady(port: int, frames: int, every: float) -> list[str]:
@@ -312,7 +326,9 @@ def statuses(port: int, origins: list[str | None]) -> list[int]:
 def test_pages_of_other_sites_are_refused_by_default(gateways: Gateways) -> None:
     port = gateways.default
     own, other, no_origin = f"http://127.0.0.1:{port}", "https://evil.example", None
+    before = gateways.refusals(port, "origin")
     assert statuses(port, [own, other, no_origin, "null", f"http://127.0.0.1:{port + 1}"]) == [101, 403, 101, 403, 403]
+    assert gateways.refusals(port, "origin") == before + 3  # each refused page counted
 
 
 def test_allowed_origins_are_let_in(gateways: Gateways) -> None:

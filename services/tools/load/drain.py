@@ -256,6 +256,16 @@ def _websockets_on(stack: Stack, name: str) -> int:
     return round(_total(_scrape(stack.metrics_url(name)), "boxedin_websocket_connections"))
 
 
+def _draining_refusals(stack: Stack, name: str, last: int) -> int:
+    """The gateway's count of handshakes refused while draining, or ``last`` once it has gone."""
+    from .own_stack import _scrape, _total
+
+    try:
+        return round(_total(_scrape(stack.metrics_url(name)), "boxedin_gateway_refusals_total", reason="draining"))
+    except OSError:
+        return last
+
+
 async def rollout(
     stack: Stack,
     nginx: Nginx,
@@ -293,10 +303,15 @@ async def rollout(
     sigterm = time.monotonic()
     process.send_signal(signal.SIGTERM)
     unready_after = await asyncio.to_thread(_until_unready, ready_url, sigterm + spread)
-    # Every player told has hopped; then they play a moment more on the other gateway.
+    # Every player told has hopped; then they play a moment more on the other gateway. Meanwhile
+    # the draining gateway's own count of the handshakes it refused, read while it is still there.
+    refused_draining, scraped = 0, 0.0
     while not all(len(p.hops) >= len(p.told) for p in players) or time.monotonic() < sigterm + spread:
         if time.monotonic() > sigterm + spread + 60:
             break
+        if time.monotonic() - scraped > 0.25:
+            scraped = time.monotonic()
+            refused_draining = await asyncio.to_thread(_draining_refusals, stack, stopped, refused_draining)
         await asyncio.sleep(0.05)
     await asyncio.sleep(settle)
     stop.set()
@@ -325,8 +340,11 @@ async def rollout(
         "median_without_connection_ms": round(1000 * sorted(offline)[len(offline) // 2] if offline else 0.0, 1),
         "readiness_failed_after_ms": None if unready_after is None else round(1000 * unready_after, 1),
         "connected_to_other_gateway_at_end": on_survivor,
-        # Handshakes the draining gateway answered 503 that nginx then gave the other one.
+        # Handshakes the draining gateway answered 503 that nginx then gave the other one, and
+        # the gateway's own count of them (boxedin_gateway_refusals_total{reason="draining"}, as
+        # last read before it exited: it may miss the last few).
         "handshakes_passed_on_by_nginx": passed_on,
+        "refusals_counted_draining": refused_draining,
         "stopped_gateway_exit": exited,
         "actions_answered": sum(p.updates for p in players),
         "actions_after_sigterm": sum(p.updates - before[id(p)] for p in players),
