@@ -1,10 +1,12 @@
-"""`boxedin smoke --url URL`: plays the start of one game through a running gateway, as a
-browser would, and exits 0 when it went through, 1 when not (saying at which step). The chart's
+"""`boxedin smoke --url URL`: plays one whole game through a running gateway, as a browser
+would, and exits 0 when it went through, 1 when not (saying at which step). The chart's
 `helm test` pod runs it against the gateway's Service.
 
 The steps: a websocket to URL's /ws; hello (a welcome with a device); a new game against the AI,
-easy, in Mini (its state); one action of the player's (a draw, or a roll in a dice mode), once it
-is the player's turn; the update that action makes. Each step has ``--timeout`` seconds."""
+easy, in Mini (its state); then, to the end of the game, each of the player's actions (a roll at
+the start of a turn, else a draw of the first open edge) once it is the player's turn, and the
+update each makes, the AI's turns coming between; the result of the finished game. Each step has
+``--timeout`` seconds."""
 
 from __future__ import annotations
 
@@ -97,6 +99,37 @@ class Player:
         return self.state
 
 
+# More than any game of Mini can take: a gateway that never ends the game fails the test.
+MOST_ACTIONS = 200
+
+
+def play_to_the_end(player: Player, say: Any) -> int:
+    """The player's actions until the game is over (the AI's turns come as updates between);
+    the number of them."""
+    actions = 0
+    while True:
+        # The AI may be to move: its turns come as updates until it is the player's, or the end.
+        state = player.wait(
+            "the player's turn", lambda s: s["over"] or (s["to_move"] == 1 and not s.get("ai_thinking"))
+        )
+        if state["over"]:
+            if actions == 0:
+                raise SmokeFailed("the game was over before the player could act")
+            return actions
+        if actions == MOST_ACTIONS:
+            raise SmokeFailed(f"the game was not over after {MOST_ACTIONS} actions of the player's")
+        before = player.seq
+        if state.get("phase") == "roll":
+            action: dict[str, Any] = {"type": "roll"}
+        else:
+            action = {"type": "draw", "edge": open_edges(state)[0]}
+        sent = player.send(**action, game=state["game"])
+        player.wait(f"the update of {action['type']}", lambda _, before=before: player.seq > before, sent)
+        if actions == 0:
+            say(f"{action['type']}: update {player.seq} came")
+        actions += 1
+
+
 def smoke(url: str, timeout: float = 15.0, say: Any = print) -> None:
     """Plays the steps; raises SmokeFailed at the first that does not go through."""
     address = websocket_url(url)
@@ -115,20 +148,14 @@ def smoke(url: str, timeout: float = 15.0, say: Any = print) -> None:
             if reply.get("type") != "state":
                 raise SmokeFailed(f"new game: answered with {reply.get('type')!r}, not its state")
             say(f"new game: {reply['game']['game']} (Mini, against the AI, easy)")
-            # The AI may begin: its turns come as updates until it is the player's.
-            state = player.wait(
-                "the player's turn", lambda s: s["over"] or (s["to_move"] == 1 and not s.get("ai_thinking"))
-            )
-            if state["over"]:
-                raise SmokeFailed("the game was over before the player could act")
-            before = player.seq
-            if state.get("phase") == "roll":
-                action: dict[str, Any] = {"type": "roll"}
-            else:
-                action = {"type": "draw", "edge": open_edges(state)[0]}
-            sent = player.send(**action, game=state["game"])
-            player.wait(f"the update of {action['type']}", lambda _: player.seq > before, sent)
-            say(f"{action['type']}: update {player.seq} came")
+            actions = play_to_the_end(player, say)
+            state = player.state
+            assert state is not None
+            result = player.request("the result", type="game_result", game=state["game"])
+            if result.get("type") != "result":
+                raise SmokeFailed(f"the result: answered with {result.get('type')!r}, not the result")
+            scores = ":".join(str(score) for score in state["scores"])
+            say(f"game over: {scores} after {actions} actions of the player's (update {player.seq})")
     except (OSError, WebSocketException) as exc:
         raise SmokeFailed(f"the websocket to {address}: {exc}") from None
     say(f"ok in {time.monotonic() - started:.1f} s")
@@ -146,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "smoke",
-        help="play one game's first move through a running gateway (exit 0: it went through)",
+        help="play one whole game through a running gateway (exit 0: it went through)",
         description=__doc__,
     )
     parser.add_argument("--url", required=True, help="the gateway, http://HOST:PORT (its /ws is used)")

@@ -1,5 +1,6 @@
-"""`boxedin smoke`, which the chart's `helm test` pod runs: against a real stack it plays the
-start of a game (hello, a new game against the AI in Mini, an action, its update) and exits 0;
+"""`boxedin smoke`, which the chart's `helm test` pod runs: against a real stack it plays a
+whole game (hello, a new game against the AI in Mini, every action and its update, the result)
+and exits 0;
 against no gateway, or one that does not answer as a gateway, it exits 1 saying which step
 failed."""
 
@@ -41,6 +42,10 @@ def test_smoke_plays_through_a_real_gateway(live_stack: Stack) -> None:
     assert lines[2].startswith("new game: ") and "Mini, against the AI, easy" in lines[2]
     # Mini starts each turn with a roll; a draw in a mode without dice.
     assert re.fullmatch(r"(roll|draw): update \d+ came", lines[3]), lines[3]
+    # Played to the end: the final scores, once the result was told.
+    over = re.fullmatch(r"game over: (\d+):(\d+) after (\d+) actions of the player's \(update \d+\)", lines[4])
+    assert over, lines[4]
+    assert int(over.group(3)) >= 1
     assert lines[-1].startswith("ok in ")
 
 
