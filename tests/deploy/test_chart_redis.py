@@ -4,8 +4,8 @@ with Debian's redis-server and redis-cli.
 
 The password from the Secret is required of every client and is the one the services' URL
 carries; maxmemory and noeviction are in force; the readiness probe fails while the AOF loads
-(Redis's own `key-load-delay` slows the loading down so it is seen) and on a wrong password, while
-the liveness probe, lenient, passes while it loads.
+(Redis's own `key-load-delay` slows the loading down so it is seen), while Redis refuses writes
+(MISCONF) and on a wrong password, while the liveness probe, lenient, passes in the first two.
 """
 
 from __future__ import annotations
@@ -184,6 +184,33 @@ def test_readiness_fails_while_the_aof_loads_and_liveness_does_not(chart_redis: 
         assert chart_redis.probe(chart_redis.alive) == 0
         client = chart_redis.client()
         assert client.dbsize() == 4000
+        client.close()
+    finally:
+        stop(process)
+
+
+def test_readiness_fails_while_redis_refuses_writes_and_liveness_does_not(chart_redis: ChartRedis) -> None:
+    """A Redis whose snapshot could not be written refuses every write (MISCONF) and PING with it:
+    not ready, but alive (a restart would not mend a full or gone disk)."""
+    process = chart_redis.start()
+    try:
+        wait_until("Redis to be ready", lambda: chart_redis.probe(chart_redis.ready) == 0)
+        client = chart_redis.client()
+        client.set("game:1", "x")
+        # Snapshots on (the chart has the AOF only), then the data folder gone (Redis works in it):
+        # the next snapshot cannot be written.
+        client.config_set("save", "3600 1")
+        shutil.rmtree(chart_redis.folder)
+        client.bgsave()
+        wait_until("the snapshot to fail", lambda: client.info("persistence")["rdb_last_bgsave_status"] == "err")
+        with pytest.raises(redis.ResponseError, match="MISCONF"):
+            client.set("game:2", "x")
+        assert chart_redis.probe(chart_redis.ready) != 0
+        assert chart_redis.probe(chart_redis.alive) == 0
+        # Once Redis takes writes again (here: snapshots off), ready again.
+        client.config_set("save", "")
+        wait_until("Redis to be ready again", lambda: chart_redis.probe(chart_redis.ready) == 0)
+        assert client.set("game:2", "x")
         client.close()
     finally:
         stop(process)
