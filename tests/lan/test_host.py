@@ -1,6 +1,7 @@
 """The host's game (boxedin.lan.host): every action checked as the engine service checks an
 online game's, a refused one changing nothing; an away joiner losing when the grace runs out
-(and not before); leaving; a rematch in which the other player goes first."""
+(and not before); leaving, after which there is no rematch; a rematch of a finished game in which
+the other player goes first."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from boxedin.common.reasons import Refusal
 from boxedin.gateway.server_frames import server_frame
 from boxedin.lan.host import HOST, JOINER, HostedGame, Started
+from boxedin.tools.smoke import open_edges
 
 
 def test_a_refused_action_changes_nothing() -> None:
@@ -57,12 +59,33 @@ def test_a_joiner_back_within_the_grace_plays_on() -> None:
     assert game.due(time.time() + 1000) == [] and not game.game.over
 
 
-def test_leaving_gives_the_game_away_and_a_rematch_swaps_the_first_move() -> None:
+def test_leaving_gives_the_game_away_and_leaves_no_rematch() -> None:
     game = HostedGame("mini", "", ("Ann", "Bob"))
-    first, old = game.game.first, game.id
     (left,) = game.leave(HOST, game.id)
     assert isinstance(left, dict) and left["action"] == {"forfeit": "left", "by": HOST}
     assert game.game.winner == JOINER
+    # The host has gone for good: neither may ask for a rematch, as online (player_gone).
+    for seat in (JOINER, HOST):
+        with pytest.raises(Refusal) as refused:
+            game.rematch(seat, game.id, True)
+        assert refused.value.reason == "player_gone"
+
+
+def play_to_the_end(game: HostedGame) -> None:
+    """The player to move rolls at the start of a turn, else draws the first open edge."""
+    while not game.game.over:
+        state = game.state_frame()["game"]
+        seat = state["to_move"]
+        if state["phase"] == "roll":
+            game.act(seat, "roll", game.id)
+        else:
+            game.act(seat, "draw", game.id, edge=open_edges(state)[0])
+
+
+def test_a_rematch_of_a_finished_game_swaps_the_first_move() -> None:
+    game = HostedGame("mini", "", ("Ann", "Bob"))
+    first, old = game.game.first, game.id
+    play_to_the_end(game)
     (asked,) = game.rematch(JOINER, old, True)
     assert isinstance(asked, dict) and asked["action"] == {"rematch": True, "by": JOINER}
     named, started = game.rematch(HOST, old, True)
