@@ -373,10 +373,14 @@ def drain_stack(clients: int, spread: float, name: str = "drain", **options: Any
     """A stack for a rollout: two gateways that trust the local nginx in front of them, drain
     over ``spread`` seconds and take every player from this machine's one address."""
 
+    from .own_stack import one_address_budgets
+
+    # Every budget of the one address the players share (its actions a second among them: with
+    # the connections alone raised, the players were refused too_fast before the rollout began).
     env = {
+        **one_address_budgets(clients),
         "BOXEDIN_TRUSTED_PROXIES": "127.0.0.1/32",
         "BOXEDIN_DRAIN_SPREAD_SECONDS": str(spread),
-        "BOXEDIN_CONNECTIONS_PER_ADDRESS": str(clients + 100),
         **options.pop("extra_env", {}),
     }
     return Stack.on_free_ports(
