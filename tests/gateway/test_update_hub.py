@@ -60,7 +60,8 @@ def test_a_followed_game_s_updates_come_on_the_hub_s_own_connection_and_again_af
             assert await publish(2) == 1
             await _until(lambda: 2 in seen, "an update after the break delivered")
             # A game no longer followed is unsubscribed: its updates no longer reach the gateway.
-            await hub.unfollow("g1", hub.listeners["g1"].in_turn()[0])
+            (listener,) = hub.listeners["g1"].players
+            await hub.unfollow("g1", listener)
             async with asyncio.timeout(10):
                 while await publish(3) != 0:
                     await asyncio.sleep(0.02)
