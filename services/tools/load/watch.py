@@ -2,7 +2,9 @@
 meet through Find Match and play; N watchers open the game's watch link on the same gateway. Each
 run plays the same number of actions first without watchers (the baseline), then with them, and
 measures the players' own round trip (action sent to its update) in both, and each update's
-delivery to every watcher (the action sent to the watcher's receiving its update). The watchers
+delivery to every watcher (the action sent to the watcher's receiving its update). Another game,
+which nobody watches, is played on the same gateway at the same time: its players' round trip
+says what the crowd costs the gateway's other players. The watchers
 are a process of their own, apart from the players'. Three runs, each with a game of its own,
 give the spread."""
 
@@ -202,26 +204,41 @@ async def play_actions(players: list[OnlinePlayer], actions: int, pace: float = 
     return made
 
 
+async def _paired(url: str, mode: str, names: tuple[str, str], seeds: tuple[int, int]) -> list[OnlinePlayer]:
+    """Two players who met through Find Match, both connected to their game."""
+    players = [OnlinePlayer(url, name, seed=seed) for name, seed in zip(names, seeds, strict=True)]
+    for player in players:
+        await player.connect()
+    await players[0].send_find_match(mode)
+    await asyncio.sleep(0)  # the first asks first: the second finds it waiting
+    await asyncio.gather(players[0].await_match(), players[1].find_match(mode))
+    for player in players:
+        deadline = time.monotonic() + WAIT_SECONDS
+        while not player.both_connected():
+            await player.receive(deadline - time.monotonic())
+    return players
+
+
 async def one_run(url: str, watchers: int, actions: int, mode: str, run: int, pace: float) -> dict[str, Any]:
-    players = [OnlinePlayer(url, f"Player {run}-{seat}", seed=run * 2 + seat) for seat in (1, 2)]
     crowd = Crowd(ws_url(url), watchers)
+    players: list[OnlinePlayer] = []
     try:
-        for player in players:
-            await player.connect()
-        await players[0].send_find_match(mode)
-        await asyncio.sleep(0)  # the first asks first: the second finds it waiting
-        await asyncio.gather(players[0].await_match(), players[1].find_match(mode))
-        for player in players:
-            deadline = time.monotonic() + WAIT_SECONDS
-            while not player.both_connected():
-                await player.receive(deadline - time.monotonic())
-        baseline = await play_actions(players, actions, pace)
+        # The watched game's players, and a game nobody watches on the same gateway, played at
+        # the same time: its players' round trip says what the crowd costs everybody else there.
+        players = await _paired(url, mode, (f"Player {run}-1", f"Player {run}-2"), (run * 4 + 1, run * 4 + 2))
+        others = await _paired(url, mode, (f"Other {run}-1", f"Other {run}-2"), (run * 4 + 3, run * 4 + 4))
+        players += others
+        baseline, others_baseline = await asyncio.gather(
+            play_actions(players[:2], actions, pace), play_actions(others, actions, pace)
+        )
         game = players[0].state["game"] if players[0].state is not None else ""
         link = await players[0].request({"type": "watch_link", "game": game})
         if link["type"] != "watch_link":
             raise OnlineBroken(f"no watch link: {link}")
         opening = await crowd.open(link["watch"])
-        watched = await play_actions(players, actions, pace)
+        watched, others_watched = await asyncio.gather(
+            play_actions(players[:2], actions, pace), play_actions(others, actions, pace)
+        )
         deliveries: list[float] = []
         missed = 0
         arrived, sizes = await crowd.collect([seq for seq, _, _ in watched])
@@ -232,6 +249,8 @@ async def one_run(url: str, watchers: int, actions: int, mode: str, run: int, pa
         return {
             "baseline_round_trips": [trip for _, _, trip in baseline],
             "watched_round_trips": [trip for _, _, trip in watched],
+            "others_baseline_round_trips": [trip for _, _, trip in others_baseline],
+            "others_watched_round_trips": [trip for _, _, trip in others_watched],
             "deliveries": deliveries,
             "missed": missed,
             "opening_seconds": opening,
@@ -272,6 +291,11 @@ async def run_watch_load(
         "round_trip_ms_p50_with_watchers": spread("watched_round_trips", 0.50),
         "round_trip_ms_p99_without_watchers": spread("baseline_round_trips", 0.99),
         "round_trip_ms_p99_with_watchers": spread("watched_round_trips", 0.99),
+        # The players of another game on the same gateway, nobody watching it.
+        "other_game_round_trip_ms_p50_without_watchers": spread("others_baseline_round_trips", 0.50),
+        "other_game_round_trip_ms_p50_with_watchers": spread("others_watched_round_trips", 0.50),
+        "other_game_round_trip_ms_p99_without_watchers": spread("others_baseline_round_trips", 0.99),
+        "other_game_round_trip_ms_p99_with_watchers": spread("others_watched_round_trips", 0.99),
         "deliveries": sum(len(result["deliveries"]) for result in results),
         "missed_deliveries": sum(result["missed"] for result in results),
         "seconds_to_open_all_watchers": [round(result["opening_seconds"], 2) for result in results],
