@@ -67,7 +67,7 @@ JOBS: dict[str, Callable[[Stack], int]] = {
 ALERTS = {
     "BoxedInErrorRate", "BoxedInActionRoundTripSlow", "BoxedInActionApplySlow", "BoxedInExpertFallingBack",
     "BoxedInNoCeleryWorker", "BoxedInServiceDown", "BoxedInKindMissing", "BoxedInRedisUnreachable",
-    "BoxedInPresenceFiguresStale", "BoxedInComputerTurnsWaiting", "BoxedInDeadlinesLate",
+    "BoxedInPresenceFiguresStale", "BoxedInStreamFiguresStale", "BoxedInComputerTurnsWaiting", "BoxedInDeadlinesLate",
     "BoxedInDeadlineLoopStopped", "BoxedInStatsLagging", "BoxedInTrafficGone", "BoxedInRedisMemoryHigh",
     "BoxedInRedisAofFailing", "BoxedInManyRefusals", "BoxedInConnectionsLost",
 }  # fmt: skip
@@ -683,7 +683,8 @@ def test_every_expression_runs_on_prometheus_scraping_a_stack_under_load(stack: 
     print("alerts pending or firing:", {name: alert["labels"] for name, alert in active.items()})
     quiet = {
         "BoxedInErrorRate", "BoxedInServiceDown", "BoxedInKindMissing", "BoxedInRedisUnreachable",
-        "BoxedInPresenceFiguresStale", "BoxedInComputerTurnsWaiting", "BoxedInDeadlineLoopStopped",
+        "BoxedInPresenceFiguresStale", "BoxedInStreamFiguresStale", "BoxedInComputerTurnsWaiting",
+        "BoxedInDeadlineLoopStopped",
         "BoxedInStatsLagging", "BoxedInTrafficGone", "BoxedInConnectionsLost",
     }  # fmt: skip
     if worker_up:
