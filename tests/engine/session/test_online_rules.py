@@ -203,23 +203,15 @@ def test_a_declined_rematch_is_over() -> None:
     assert reason(lambda: online.ask_rematch(game, table, 2, True)) == "rematch_over"
 
 
-def test_after_a_grace_that_ran_out_there_is_no_rematch() -> None:
-    # Bob did not come back in time: gone for good, as after Leave. Neither may ask.
+@pytest.mark.parametrize("gone", ["away", "left"], ids=["after a grace that ran out", "after leave"])
+def test_after_a_player_has_gone_for_good_there_is_no_rematch(gone: str) -> None:
+    # Bob did not come back in time, or left: he is not there to play again. Neither may ask.
     game, table = online_game("room")
-    online.forfeit(game, table, 2, "away")
+    online.forfeit(game, table, 2, gone)
     assert reason(lambda: online.ask_rematch(game, table, 1, True)) == "player_gone"
     assert reason(lambda: online.ask_rematch(game, table, 2, True)) == "player_gone"
     assert table.online_state is not None and table.online_state.rematch == [False, False]
     assert not online.both_asked(table)
-
-
-def test_after_leave_there_is_no_rematch() -> None:
-    # Bob left: he is not there to play again, and he may not ask either.
-    game, table = online_game("room")
-    online.forfeit(game, table, 2, "left")
-    assert reason(lambda: online.ask_rematch(game, table, 1, True)) == "player_gone"
-    assert reason(lambda: online.ask_rematch(game, table, 2, True)) == "player_gone"
-    assert table.online_state is not None and table.online_state.rematch == [False, False]
 
 
 def test_after_a_move_limit_that_ran_out_a_rematch_may_be_asked_for() -> None:
