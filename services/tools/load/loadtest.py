@@ -274,7 +274,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--think", type=float, default=None, metavar="S",
         help="local games: S seconds on average between a game's actions, as a person (default 0); with "
-        "--watchers: S seconds between the players' actions (default 0.2; 0: back to back)",
+        "--online: S seconds on average a player thinks before each action (default 0: back to back); "
+        "with --watchers: S seconds between the players' actions (default 0.2; 0: back to back)",
     )  # fmt: skip
     parser.add_argument(
         "--seconds", type=float, metavar="S",

@@ -172,12 +172,14 @@ class OnlinePlayer:
             return {"type": "end_turn"}
         return {"type": "draw", "edge": self.rng.choice(open_edges(state))}
 
-    async def play(self, timeout: float = FRAME_TIMEOUT_SECONDS) -> dict[str, Any]:
+    async def play(self, timeout: float = FRAME_TIMEOUT_SECONDS, think: float = 0.0) -> dict[str, Any]:
         """Plays the game to its end; returns the last state. Each action's round trip (frame
-        sent to the update with the next seq) goes to ``round_trips``."""
+        sent to the update with the next seq) goes to ``round_trips``. With ``think``, the player
+        thinks before each action, as a person: 0.5 to 1.5 times ``think`` seconds."""
         sent_at = -1  # the seq the last action was sent at
         sent: tuple[int, float] | None = None  # (frame id, when) of the action awaiting its update
         connected_by: float | None = None  # until when the first action waits for both connected
+        act_at: float | None = None  # when the player, thinking, is to act
         waited = False
         while self.state is not None and not self.state["over"]:
             state = self.state
@@ -190,10 +192,16 @@ class OnlinePlayer:
                 if waited or wait <= 0 or self.both_connected():
                     self.shown_away |= not waited and not self.both_connected()
                     waited, wait = True, timeout
-                    action = self.choose_action()
-                    started = time.perf_counter()
-                    frame_id = await self.send({**action, "game": state["game"], "seq": state["seq"]})
-                    sent, sent_at = (frame_id, started), state["seq"]
+                    if think > 0 and act_at is None:
+                        act_at = time.monotonic() + think * self.rng.uniform(0.5, 1.5)
+                    if act_at is not None and time.monotonic() < act_at:
+                        wait = act_at - time.monotonic()  # still thinking
+                    else:
+                        act_at = None
+                        action = self.choose_action()
+                        started = time.perf_counter()
+                        frame_id = await self.send({**action, "game": state["game"], "seq": state["seq"]})
+                        sent, sent_at = (frame_id, started), state["seq"]
             frame = await self.next_frame(wait)
             if frame is None:
                 if wait >= timeout:
@@ -251,9 +259,11 @@ def _ms(values: list[float], *quantiles: float) -> dict[str, float]:
     return {f"p{round(q * 100)}": round(percentile(values, q) * 1000, 1) for q in quantiles}
 
 
-async def run_online_load(url: str, pairs: int, mode: str, concurrency: int | None = None) -> dict[str, Any]:
+async def run_online_load(
+    url: str, pairs: int, mode: str, concurrency: int | None = None, think: float = 0.0
+) -> dict[str, Any]:
     """2 x ``pairs`` devices look for a game in ``mode`` (at most 2 x ``concurrency`` at once)
-    and play it to its end."""
+    and play it to its end, each thinking ``think`` seconds on average before an action."""
     players = 2 * pairs
     slots = asyncio.Semaphore(2 * (concurrency or pairs))
     tally = OnlineTally()
@@ -271,7 +281,7 @@ async def run_online_load(url: str, pairs: int, mode: str, concurrency: int | No
                 tally.pairing.append(player.pairing_seconds)
                 assert player.device is not None, "the welcome carries the device's token"
                 tally.matched.append((player.device, matched["game"], matched["seat"]))
-                final = await player.play()
+                final = await player.play(think=think)
                 tally.finished.add(final["game"])
                 forfeit = (final.get("online") or {}).get("forfeit")
                 if forfeit and forfeit["player"] == matched["seat"]:
@@ -312,6 +322,7 @@ async def run_online_load(url: str, pairs: int, mode: str, concurrency: int | No
         "pairs": pairs,
         "players": players,
         "concurrency": concurrency or pairs,
+        "think_seconds": think,
         "seconds": round(elapsed, 2),
         "games_started": len({game for _, game, _ in tally.matched}),
         "games_finished": len(tally.finished),
@@ -376,8 +387,8 @@ def print_online_table(result: dict[str, Any], url: str) -> None:
 
 
 def run_online(args: argparse.Namespace) -> int:
-    if args.pairs < 1 or (args.concurrency is not None and args.concurrency < 1):
-        print("boxedin load: --pairs and --concurrency are at least 1", file=sys.stderr)
+    if args.pairs < 1 or (args.concurrency is not None and args.concurrency < 1) or (args.think or 0) < 0:
+        print("boxedin load: --pairs and --concurrency are at least 1, --think at least 0", file=sys.stderr)
         return 2
     stack = None
     if args.own_stack:
@@ -389,7 +400,8 @@ def run_online(args: argparse.Namespace) -> int:
         stack.start()
         args.url = stack.url()
     try:
-        result = event_loop.run(run_online_load(args.url, args.pairs, args.mode, args.concurrency))
+        think = args.think or 0.0
+        result = event_loop.run(run_online_load(args.url, args.pairs, args.mode, args.concurrency, think))
     except OSError as exc:
         print(f"boxedin load: cannot reach {args.url}: {exc}", file=sys.stderr)
         return 1
