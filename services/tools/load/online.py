@@ -387,7 +387,8 @@ def print_online_table(result: dict[str, Any], url: str) -> None:
 
 
 def run_online(args: argparse.Namespace) -> int:
-    if args.pairs < 1 or (args.concurrency is not None and args.concurrency < 1) or (args.think or 0) < 0:
+    # args.think is a number here: loadtest.run made a missing one 0.
+    if args.pairs < 1 or (args.concurrency is not None and args.concurrency < 1) or args.think < 0:
         print("boxedin load: --pairs and --concurrency are at least 1, --think at least 0", file=sys.stderr)
         return 2
     stack = None
@@ -400,8 +401,7 @@ def run_online(args: argparse.Namespace) -> int:
         stack.start()
         args.url = stack.url()
     try:
-        think = args.think or 0.0
-        result = event_loop.run(run_online_load(args.url, args.pairs, args.mode, args.concurrency, think))
+        result = event_loop.run(run_online_load(args.url, args.pairs, args.mode, args.concurrency, args.think))
     except OSError as exc:
         print(f"boxedin load: cannot reach {args.url}: {exc}", file=sys.stderr)
         return 1
