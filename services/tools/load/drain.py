@@ -242,26 +242,27 @@ def _until_unready(url: str, give_up_at: float) -> float | None:
     return None
 
 
+def _figure(stack: Stack, name: str, metric: str, **labels: str) -> int:
+    """A process's figure from its metrics: the sum of ``metric``'s samples with ``labels``."""
+    from .own_stack import _scrape, _total
+
+    return round(_total(_scrape(stack.metrics_url(name)), metric, **labels))
+
+
 def _engine_actions(stack: Stack) -> int:
     """The players' actions the engine applied so far (a person's: not a computer turn's or a
     deadline's, which a shared stack's other games may make meanwhile)."""
-    from .own_stack import _scrape, _total
-
-    return round(_total(_scrape(stack.metrics_url("engine")), "boxedin_actions_total", actor="human"))
+    return _figure(stack, "engine", "boxedin_actions_total", actor="human")
 
 
 def _websockets_on(stack: Stack, name: str) -> int:
-    from .own_stack import _scrape, _total
-
-    return round(_total(_scrape(stack.metrics_url(name)), "boxedin_websocket_connections"))
+    return _figure(stack, name, "boxedin_websocket_connections")
 
 
 def _draining_refusals(stack: Stack, name: str, last: int) -> int:
     """The gateway's count of handshakes refused while draining, or ``last`` once it has gone."""
-    from .own_stack import _scrape, _total
-
     try:
-        return round(_total(_scrape(stack.metrics_url(name)), "boxedin_gateway_refusals_total", reason="draining"))
+        return _figure(stack, name, "boxedin_gateway_refusals_total", reason="draining")
     except OSError:
         return last
 
