@@ -41,8 +41,12 @@ CountWatchers = Callable[[str], Awaitable[int]]
 # Watchers told of an update before the loop turns. Each is one socket write: 1,000 watchers of
 # one game held the gateway's loop 23-31 ms an update (py-spy: two thirds of it in the transport's
 # write), and every other game's frames waited behind them. A larger crowd is told by a task, this
-# many at a time, the loop turning in between.
-WATCHERS_AT_ONCE = 100
+# many at a time, the loop turning in between. An action of another game takes several turns of
+# the loop (its frame read, the engine's reply, the update from Redis), each behind one part: with
+# 100 at a time (2-3 ms a part), that game's actions made during a fan-out to 1,000 had a round
+# trip p95 of 17.6-19.2 ms, with 10 at a time 8.8-10.5 ms (its actions at other times: 4-6 ms),
+# the crowd being told as quickly (`boxedin load --watchers 1000`, its other_game_during_fan_out).
+WATCHERS_AT_ONCE = 10
 MatchListener = Callable[[matchmaker_pb2.MatchStarted], Awaitable[None]]
 
 

@@ -27,3 +27,21 @@ def test_every_watcher_gets_every_update_and_both_round_trips_are_measured(live_
     )
     for key in keys:
         assert len(result[key]["runs"]) == 1 and result[key]["min"] > 0, (key, result[key])
+        assert result[key]["all_runs"] == result[key]["min"], (key, result[key])  # one run: the same
+    assert result["other_game_actions_during_fan_out"] <= 4
+
+
+def test_the_other_games_actions_are_split_by_whether_their_round_trip_overlapped_a_fan_out() -> None:
+    from boxedin.tools.load.watch import _by_fan_out
+
+    fan_outs = [(10.0, 10.05), (10.2, 10.25)]
+    actions = [
+        (1, 9.99, 0.005),  # answered before the first fan-out began
+        (2, 9.99, 0.02),  # its answer came during it
+        (3, 10.04, 0.002),  # sent during it
+        (4, 10.1, 0.01),  # between the two
+        (5, 10.24, 0.03),  # sent during the second, answered after it
+    ]
+    during, between = _by_fan_out(actions, fan_outs)
+    assert during == [0.02, 0.002, 0.03]
+    assert between == [0.005, 0.01]

@@ -317,6 +317,6 @@ def register(subparsers: Any) -> None:
         help="watch one online game with N watchers on one gateway: their delivery, and the players' round trip "
         "with and without them (with --actions, --runs, --mode, --own-stack)",
     )  # fmt: skip
-    parser.add_argument("--actions", type=int, default=30, help="with --watchers: actions per phase (default 30)")
+    parser.add_argument("--actions", type=int, default=70, help="with --watchers: actions per phase (default 70)")
     parser.add_argument("--runs", type=int, default=3, help="with --watchers: runs, a game each (default 3)")
     parser.set_defaults(handler=run)
