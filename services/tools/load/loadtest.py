@@ -301,7 +301,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--engines", type=int, default=1, help="with --own-stack: engine replicas (default 1)")
     parser.add_argument(
         "--stall-stacks", metavar="DIR",
-        help="with --own-stack: the processes' logs in DIR, where each event loop stall says where it was",
+        help="with --own-stack: the processes' logs in DIR (the load client's own: load-client.log), where each "
+        "event loop stall says where it was",
     )  # fmt: skip
     parser.add_argument(
         "--stack-path", metavar="DIR",

@@ -9,6 +9,8 @@ are spread evenly over the gateways."""
 from __future__ import annotations
 
 import asyncio
+import gc
+import logging
 import os
 import time
 import urllib.request
@@ -21,6 +23,7 @@ from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
 from boxedin.common import event_loop
+from boxedin.common.logs import JsonFormatter
 from boxedin.common.stalls import CAUSES as STALL_CAUSES
 from boxedin.common.stalls import StallWatch
 from boxedin.supervisor.launcher import Stack, free_port
@@ -131,22 +134,41 @@ async def _load_over(
     }
 
 
-async def _watched_load(load: Coroutine[Any, Any, dict[str, Any]]) -> dict[str, Any]:
+async def _watched_load(load: Coroutine[Any, Any, dict[str, Any]], stacks_log: Path | None = None) -> dict[str, Any]:
     """The load, with the stalls of the load client's own event loop: a round trip it measures
-    late because its own loop was held is not the stack's."""
+    late because its own loop was held is not the stack's. With ``stacks_log``, each stall is
+    written there with where the loop was, as the services write theirs (BOXEDIN_STALL_STACKS)."""
     def counts() -> dict[str, float]:
         return {
             cause: REGISTRY.get_sample_value("boxedin_event_loop_stalls_total", {"cause": cause}) or 0.0
             for cause in STALL_CAUSES
         }
 
-    watch = StallWatch()
+    stalls_log = logging.getLogger("boxedin.stalls")
+    level = stalls_log.level
+    handler: logging.Handler | None = None
+    if stacks_log is not None:
+        handler = logging.FileHandler(stacks_log)
+        handler.setFormatter(JsonFormatter("load client"))
+        stalls_log.addHandler(handler)
+        stalls_log.setLevel(logging.INFO)
+    # The client's own garbage collections are no part of the stack's round trip: a full one over
+    # 2,000 players' games held its loop 50-280 ms (its stalls, with --stall-stacks: where an
+    # allocation set it off), and every action in flight then was measured that much slower. The
+    # cycles a run leaves are few and freed once it is over.
+    gc.disable()
+    watch = StallWatch(stacks=stacks_log is not None)
     before = counts()
     watch.start()
     try:
         result = await load
     finally:
         await watch.stop()
+        gc.enable()
+        if handler is not None:
+            stalls_log.removeHandler(handler)
+            stalls_log.setLevel(level)
+            handler.close()
     after = counts()
     result["client_stalls"] = {cause: round(after[cause] - before[cause]) for cause in STALL_CAUSES}
     return result
@@ -222,7 +244,10 @@ def run_on_own_stack(
         machine_before = machine_busy_seconds()
         urls = [ws_url(stack.url(replica)) for replica in range(gateways)]
         result = event_loop.run(
-            _watched_load(_load_over(urls, games, concurrency, mode, think=think, seconds=seconds, ramp=ramp))
+            _watched_load(
+                _load_over(urls, games, concurrency, mode, think=think, seconds=seconds, ramp=ramp),
+                Path(stall_stacks) / "load-client.log" if stall_stacks is not None else None,
+            )
         )
         after, client_after, wall_after = _cpu(stack), time.process_time(), time.perf_counter()
         machine_after = machine_busy_seconds()
