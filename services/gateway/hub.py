@@ -45,7 +45,7 @@ CountWatchers = Callable[[str], Awaitable[int]]
 # the loop (its frame read, the engine's reply, the update from Redis), each behind one part: with
 # 100 at a time (2-3 ms a part), that game's actions made during a fan-out to 1,000 had a round
 # trip p95 of 17.6-19.2 ms, with 10 at a time 8.8-10.5 ms (its actions at other times: 4-6 ms),
-# the crowd being told as quickly (`boxedin load --watchers 1000`, its other_game_during_fan_out).
+# the crowd being told as quickly (`boxedin load --watchers 1000`: other_game_..._during_fan_out).
 WATCHERS_AT_ONCE = 10
 MatchListener = Callable[[matchmaker_pb2.MatchStarted], Awaitable[None]]
 
