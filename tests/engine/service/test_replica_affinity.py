@@ -78,9 +78,15 @@ def test_every_action_of_a_game_reaches_the_replica_of_its_partition(engines: Tw
             final = browser.play_to_the_end()
         finally:
             browser.close()
+        owner = engines.owner(final["game"])
+        # A replica counts an action once its commit returned, and the update the commit
+        # published may reach the browser first (seen in CI: 32 of 33 counted): the count is
+        # waited for, and then the other replica's read.
+        give_up = time.monotonic() + 5
+        while (engines.applied()[owner] - before[owner]) < final["seq"] and time.monotonic() < give_up:
+            time.sleep(0.02)
         after = engines.applied()
         moved = {name: after[name] - before[name] for name in after}
-        owner = engines.owner(final["game"])
         owners.add(owner)
         # Every action (the seq counts them) was applied by the owner, none by the other.
         assert moved[owner] == final["seq"] > 0, moved
