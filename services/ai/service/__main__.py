@@ -54,8 +54,7 @@ async def main() -> None:
     async def stop() -> None:
         warming.cancel()
         await turns.stop()
-        thinker.shutdown()
-        reviews.shutdown()
+        await asyncio.gather(asyncio.to_thread(thinker.shutdown), asyncio.to_thread(reviews.shutdown))
         await engine.close()
         await client.aclose()
 

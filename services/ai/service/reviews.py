@@ -24,6 +24,7 @@ from boxedin.v1 import ai_pb2, engine_pb2, engine_pb2_grpc
 
 from .. import review_work
 from ..review import biggest_mistakes, transcript
+from .pools import stop_pool
 
 log = logging.getLogger("boxedin.ai")
 
@@ -96,8 +97,9 @@ class Reviews:
         future.add_done_callback(self._running.discard)
 
     def shutdown(self) -> None:
+        """Stops the review process for good; blocking, so off the event loop."""
         if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
+            stop_pool(self._executor)
 
 
 def _send_tasks(game_id: str, indexes: list[int]) -> None:

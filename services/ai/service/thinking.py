@@ -21,6 +21,7 @@ from boxedin.engine.rules import MODES
 
 from ..turn import take_turn
 from .fanout import CeleryEvaluator
+from .pools import stop_pool
 
 log = logging.getLogger("boxedin.ai")
 # Celery tasks an Expert turn is spread over (one per worker process).
@@ -124,10 +125,9 @@ class Thinker:
             stuck = self.executor
             self.executor = self.make_executor()
             # shutdown() would wait on the stuck process forever; it has to be stopped.
-            for process in list(getattr(stuck, "_processes", {}).values()):
-                process.kill()
-            stuck.shutdown(wait=False, cancel_futures=True)
+            await asyncio.to_thread(stop_pool, stuck, 0.0)
             raise
 
     def shutdown(self) -> None:
-        self.executor.shutdown(wait=False, cancel_futures=True)
+        """Stops the worker processes for good; blocking, so off the event loop."""
+        stop_pool(self.executor)
