@@ -110,9 +110,11 @@ async def play_against_computer(url: str, setup: dict[str, Any], timeout: float 
                     return reply
 
         await request(type="hello")
-        played.started = time.monotonic()
         reply = await request(type="new_game", **setup)
         assert reply["type"] == "state", reply
+        # The computer's first wait counts from the game's first state: the making of the game
+        # before it (which, with a hundred made at once, queues on the engines) is not its turn.
+        played.started = time.monotonic()
         played.first_state = reply["game"]
         sent_at = -1  # the seq the last action was sent at, until an update answers it
         while not played.last["over"]:

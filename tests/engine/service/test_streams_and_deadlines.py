@@ -212,7 +212,10 @@ def test_two_hundred_deadlines_due_together_fire_once_each_across_two_engines() 
         while listener.get_message(timeout=1) is None:  # the subscription is confirmed
             pass
         due, game_ids = asyncio.run(_two_hundred_deadlines(stack, ports))
-        assert max(due.values()) - min(due.values()) < 1.0, "the deadlines fall due within one second"
+        # Set-up, not the rule under test: 200 games made at once fall due close together (on a
+        # busy 2-core machine their making takes about a second), so that both replicas' polls
+        # find many of them due at the same moment.
+        assert max(due.values()) - min(due.values()) < 3.0, "the deadlines fall due within three seconds"
         fired: dict[str, list[tuple[int, float]]] = {}
         give_up = time.monotonic() + 30
         while len(fired) < 200 and time.monotonic() < give_up:
