@@ -52,6 +52,10 @@ class Pace:
     stop_at: float = float("inf")
 
 
+# With --seconds: how long a player whose game failed waits before the next one.
+FAILED_GAME_PAUSE_SECONDS = 1.0
+
+
 class TimeUp(Exception):
     """A game left at the end of the measured time."""
 
@@ -64,9 +68,15 @@ async def play_one(
     rng = random.Random(rng_seed)
     local_addr = None if source is None else (source, 0)
     # Keepalive pings off: a client this busy must not drop its own connections.
-    async with websockets.connect(
-        url, max_size=2**24, ping_interval=None, open_timeout=60, local_addr=local_addr
-    ) as ws:
+    opening = websockets.connect(url, max_size=2**24, ping_interval=None, open_timeout=60, local_addr=local_addr)
+    try:
+        ws = await opening
+    except AssertionError as exc:
+        # websockets 17 fails its own assertion (close_deadline) when the connection is closed
+        # during the handshake, as a gateway refusing the address's connect rate closes it.
+        tally.errors["handshake_closed"] = tally.errors.get("handshake_closed", 0) + 1
+        raise RuntimeError("the connection was closed during its handshake") from exc
+    async with ws:
 
         async def request(frame: dict[str, Any]) -> dict[str, Any]:
             await ws.send(json.dumps(frame))
@@ -153,6 +163,11 @@ async def run_load(
                 return
             except (OSError, RuntimeError, websockets.WebSocketException):
                 tally.failed_games += 1
+                if seconds is not None:
+                    # As a browser waits before it connects again: a stack past what it can
+                    # carry is not also flooded with reconnects (refused for the address's
+                    # connect rate, each one a failed game more).
+                    await asyncio.sleep(FAILED_GAME_PAUSE_SECONDS)
 
     async def progress() -> None:
         while True:
