@@ -1,7 +1,11 @@
-"""A caller's actions to one engine replica over one long-lived stream (Engine.ActStream), each a
-message answered by its number (issue 32): a unary gRPC call costs the caller and the engine each
-about twice the CPU of a message on a stream (`boxedin bench grpc`). engine_router sends a
-game's actions over the line of its replica.
+"""A caller's actions to one engine replica over one long-lived stream (Engine.ActBatches), each
+answered by its number (issue 32): a unary gRPC call costs the caller and the engine each about
+twice the CPU of a message on a stream (`boxedin bench grpc`). engine_router sends a game's
+actions over the line of its replica.
+
+A message is about as dear as the unary call's half however little it carries, so each carries
+every action queued while the one before was being written, and the engine's answers come the
+same way: the busier the line, the more actions share a message. Nothing waits to fill one.
 
 An action's answer is what its unary Act would have been: the snapshot, or the refusal raised
 as the same ``grpc.aio.AioRpcError`` (its status, and its reason in the trailing metadata), so the
@@ -30,6 +34,9 @@ from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 from .reasons import REASON_KEY, REASONS
 
 LINE_SECONDS = 20.0
+# The most calls (or answers) one message carries. An answer with the whole state is a few KB:
+# 64 of them stay far below gRPC's 4 MB limit on a message received.
+CALLS_A_MESSAGE = 64
 
 
 def _error(code: grpc.StatusCode, details: str, reason: str | None = None) -> grpc.aio.AioRpcError:
@@ -44,14 +51,14 @@ def refused(answer: engine_pb2.ActAnswer) -> grpc.aio.AioRpcError:
 
 
 class Line:
-    """One ActStream: calls are numbered and queued for its writer, answers matched by number."""
+    """One ActBatches stream: calls are numbered and queued for its writer, answers matched by number."""
 
     def __init__(self, stub: engine_pb2_grpc.EngineAsyncStub, metadata: tuple[tuple[str, str], ...]) -> None:
         self._loop = asyncio.get_running_loop()
         self.opened = self._loop.time()
         # Not waiting for the connection: a replica that cannot be reached fails the line at once,
         # and its actions go to the next replica (engine_router).
-        self._stream = stub.ActStream(metadata=metadata, wait_for_ready=False)
+        self._stream = stub.ActBatches(metadata=metadata, wait_for_ready=False)
         self._numbers = itertools.count(1)
         self._unanswered: dict[int, asyncio.Future[engine_pb2.ActAnswer]] = {}
         # gRPC takes one write at a time on a stream: the writer sends them in turn, and the
@@ -95,8 +102,18 @@ class Line:
 
     async def _write(self) -> None:
         try:
-            while (call := await self._outgoing.get()) is not None:
-                await self._stream.write(call)
+            while True:
+                call = await self._outgoing.get()
+                ready: list[engine_pb2.ActCall] = []
+                while call is not None:
+                    ready.append(call)
+                    if self._outgoing.empty() or len(ready) == CALLS_A_MESSAGE:
+                        break
+                    call = self._outgoing.get_nowait()
+                if ready:
+                    await self._stream.write(engine_pb2.ActCalls(calls=ready))
+                if call is None:  # retired: nothing comes after
+                    break
             await self._stream.done_writing()
         except (grpc.RpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
             # The stream failed under the writer: the reader ends the line with its status.
@@ -105,15 +122,16 @@ class Line:
     async def _read(self) -> None:
         ended = _error(grpc.StatusCode.UNAVAILABLE, "the engine ended the action stream with actions unanswered")
         try:
-            async for answer in self._stream:
-                waiting = self._unanswered.pop(answer.number, None)
-                if waiting is not None and not waiting.done():
-                    waiting.set_result(answer)
+            async for batch in self._stream:
+                for answer in batch.answers:
+                    waiting = self._unanswered.pop(answer.number, None)
+                    if waiting is not None and not waiting.done():
+                        waiting.set_result(answer)
         except grpc.aio.AioRpcError as error:
             if any(key == REASON_KEY for key, _ in error.trailing_metadata() or ()):
                 ended = error  # the engine's own refusal of the stream (its caller is not allowed)
             elif error.code() is grpc.StatusCode.UNIMPLEMENTED:
-                ended = error  # an engine of before ActStream: the router goes back to Act
+                ended = error  # an engine of before ActBatches: the router goes back to Act
             else:
                 ended = _error(grpc.StatusCode.UNAVAILABLE, f"the action stream broke: {error.details()}")
         except asyncio.CancelledError:

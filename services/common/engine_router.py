@@ -145,7 +145,7 @@ class _Endpoint:
     down: bool = False
     ready_once: bool = False
     watcher: asyncio.Task[None] | None = field(default=None, repr=False)
-    # Its actions' stream (act_line), opened on the first action; an engine of before ActStream
+    # Its actions' stream (act_line), opened on the first action; an engine of before ActBatches
     # is sent unary Act calls (``unary_only``).
     line: Line | None = field(default=None, repr=False)
     unary_only: bool = False
@@ -255,7 +255,7 @@ class _RoutedCall(grpc.aio.UnaryUnaryCall[_Request, _Reply]):
             return await self._call
         except grpc.aio.AioRpcError as error:
             if isinstance(self._call, LineCall) and error.code() is grpc.StatusCode.UNIMPLEMENTED:
-                # An engine of before ActStream (a rolling upgrade): its actions go as Act calls.
+                # An engine of before ActBatches (a rolling upgrade): its actions go as Act calls.
                 self._endpoint.unary_only = True
                 self._call = self._start(self._endpoint)
                 return await self._reply()

@@ -39,7 +39,7 @@ _AioUnary: TypeAlias = Callable[[_Request, grpc.aio.ServicerContext[_Request, _R
 
 
 def observe_call(method: str, code: str, elapsed: float) -> None:
-    """Counts one call (or one call of a stream, as Engine.ActStream's actions are counted as
+    """Counts one call (or one call of a stream, as Engine.ActBatches' actions are counted as
     Act) by method and status code, and logs it when it failed."""
     RPC_LATENCY.labels(method, code).observe(elapsed)
     if code != "OK" and code not in _REFUSALS:

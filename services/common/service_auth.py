@@ -32,7 +32,7 @@ METHOD_CALLERS: dict[str, dict[str, frozenset[str]]] = {
         "CreateGame": _GATEWAY,
         "GetGame": _GATEWAY | {"ai"},  # the AI reads the games it plays
         "Act": _GATEWAY | {"ai"},  # the AI plays the computer's turns
-        "ActStream": _GATEWAY | {"ai"},  # the same actions, over one stream (engine_router's)
+        "ActBatches": _GATEWAY | {"ai"},  # the same actions, over one stream (engine_router's)
         "GetSavedGame": _GATEWAY,
         "ResumeGame": _GATEWAY,
         "DiscardSavedGame": _GATEWAY,
@@ -67,7 +67,7 @@ _Request = TypeVar("_Request")
 _Response = TypeVar("_Response")
 _AioUnary: TypeAlias = Callable[[_Request, grpc.aio.ServicerContext[_Request, _Response]], Awaitable[_Response]]
 # A stream-stream method as a grpc.aio server runs it: reads the requests and writes its answers
-# through the context (Engine.ActStream).
+# through the context (Engine.ActBatches).
 _AioStream: TypeAlias = Callable[
     [AsyncIterator[_Request], grpc.aio.ServicerContext[_Request, _Response]], Awaitable[None]
 ]

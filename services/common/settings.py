@@ -36,7 +36,7 @@ class Settings(BaseSettings):
     # "partition": each game's calls to its replica; "round_robin": every call to the next live
     # replica in turn (as before issue 32, kept as the baseline `boxedin bench replicas` measures).
     engine_routing: Literal["partition", "round_robin"] = "partition"
-    # True: a caller's actions go over one long-lived stream to each replica (Engine.ActStream,
+    # True: a caller's actions go over one long-lived stream to each replica (Engine.ActBatches,
     # boxedin.common.act_line); False: a unary Act call each (as before issue 32, the baseline
     # `boxedin bench grpc` measures).
     engine_act_stream: bool = True

@@ -1,4 +1,4 @@
-"""Actions over the engine's action stream (boxedin.common.act_line, Engine.ActStream): each is
+"""Actions over the engine's action stream (boxedin.common.act_line, Engine.ActBatches): each is
 applied exactly once and answered as a unary Act would be (its snapshot, or its refusal with
 the same status, reason and message), the line is renewed without an action lost, and the
 actions unanswered when a replica goes are made at the next one. Real gRPC servers on
@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, ClassVar
 
 import grpc
 import pytest
@@ -31,13 +31,21 @@ DEVICE = "act-line-device-0123456789abcdef"
 
 
 class _CountedEngine(EngineService):
-    """The engine service, counting the action streams it was asked to open."""
+    """The engine service, counting the action streams it was asked to open and the calls each
+    message of them carried."""
 
     streams = 0
+    calls_a_message: ClassVar[list[int]] = []
 
-    async def ActStream(self, calls: Any, context: Any) -> None:
+    async def ActBatches(self, batches: Any, context: Any) -> None:
         type(self).streams += 1
-        await super().ActStream(calls, context)
+
+        async def counted() -> AsyncIterator[engine_pb2.ActCalls]:
+            async for batch in batches:
+                type(self).calls_a_message.append(len(batch.calls))
+                yield batch
+
+        await super().ActBatches(counted(), context)
 
 
 @contextlib.asynccontextmanager
@@ -122,6 +130,40 @@ def test_an_action_on_the_line_is_answered_as_act_answers_it(redis_url: str) -> 
     asyncio.run(scenario())
 
 
+def test_actions_made_at_once_share_a_message_and_each_gets_its_own_answer(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Four a message here (64 in service): ten actions at once go as four, four and two.
+    monkeypatch.setattr(act_line, "CALLS_A_MESSAGE", 4)
+
+    async def scenario() -> None:
+        async with _engine(redis_url, "test-line-batches:") as (_, port):
+            router = EngineRouter(f"127.0.0.1:{port}", "gateway", SECRET, 16)
+            await router.start()
+            try:
+                devices = [f"line-batch-device-{i:02d}-0123456789ab" for i in range(10)]
+                games = [await _new_game(router, f"batch {i}", device) for i, device in enumerate(devices)]
+                _CountedEngine.calls_a_message.clear()
+                # Ten players' rolls in one turn of the loop: the line is opened by the first,
+                # and its writer finds all ten queued.
+                rolls = [_roll(g.game_id, g.seq, d) for g, d in zip(games, devices, strict=True)]
+                rolled = await asyncio.gather(*(router.Act(r, timeout=5) for r in rolls))
+                assert _CountedEngine.calls_a_message == [4, 4, 2], "the ten went in the fewest messages"
+                for game, reply in zip(games, rolled, strict=True):
+                    assert (reply.game_id, reply.seq) == (game.game_id, game.seq + 1), "each its own answer"
+                # Refused at once, each for its own reason: nine stale, and a roll already made.
+                again = [_roll(g.game_id, g.seq, d) for g, d in zip(games, devices, strict=True)]
+                again[3] = _roll(rolled[3].game_id, rolled[3].seq, devices[3])
+                outcomes = await asyncio.gather(*(_failure(router.Act(r, timeout=5)) for r in again))
+                reasons = [refusal_of(outcome).reason for outcome in outcomes]
+                assert reasons == ["stale"] * 3 + ["roll_not_due"] + ["stale"] * 6
+                assert _CountedEngine.calls_a_message == [4, 4, 2] * 2
+            finally:
+                await router.close()
+
+    asyncio.run(scenario())
+
+
 async def _failure(call: Any) -> grpc.aio.AioRpcError:
     try:
         await call
@@ -195,13 +237,15 @@ class _HoldingEngine(engine_pb2_grpc.EngineServicer):
         self.held = held
         self.holding = asyncio.Event()
 
-    async def ActStream(self, calls: Any, context: Any) -> None:  # type: ignore[override]
-        async for call in calls:
-            if call.request.game_id == self.held:
-                self.holding.set()
-                continue
-            snapshot = common_pb2.GameSnapshot(game_id=call.request.game_id, state_json=self.name)
-            await context.write(engine_pb2.ActAnswer(number=call.number, snapshot=snapshot))
+    async def ActBatches(self, batches: Any, context: Any) -> None:  # type: ignore[override]
+        async for batch in batches:
+            for call in batch.calls:
+                if call.request.game_id == self.held:
+                    self.holding.set()
+                    continue
+                snapshot = common_pb2.GameSnapshot(game_id=call.request.game_id, state_json=self.name)
+                answer = engine_pb2.ActAnswer(number=call.number, snapshot=snapshot)
+                await context.write(engine_pb2.ActAnswers(answers=[answer]))
 
 
 async def _serve(servicer: engine_pb2_grpc.EngineServicer) -> tuple[grpc.aio.Server, int]:
@@ -252,7 +296,7 @@ def test_an_engine_without_the_stream_is_sent_unary_actions() -> None:
         router = EngineRouter(f"127.0.0.1:{port}", "gateway", SECRET, 16)
         await router.start()
         try:
-            # An engine of before ActStream (a rolling upgrade): its answer to the stream is
+            # An engine of before ActBatches (a rolling upgrade): its answer to the stream is
             # UNIMPLEMENTED, and the action goes as an Act call, as do the next ones.
             for number in range(3):
                 reply = await router.Act(engine_pb2.ActRequest(game_id=f"g_unary{number:011d}"), timeout=5)

@@ -82,6 +82,21 @@ async def test_calls_made_at_once_each_get_their_own_reply_over_one_connection(c
 
 
 @in_a_loop
+async def test_the_calls_of_one_turn_of_the_loop_go_out_in_one_write(client: aioredis.Redis) -> None:
+    echo = await _loaded(client, ECHO)
+    async with _a_line(client) as line:
+        assert await line.evalsha(echo, [], ["connected"]) == b"connected"
+        before = line.writes()
+        # Fifty callers in one turn (their tasks' first steps), then fifty in a later one.
+        first = [asyncio.ensure_future(line.evalsha(echo, [], [f"first {i}"])) for i in range(50)]
+        await asyncio.sleep(0)
+        second = [asyncio.ensure_future(line.evalsha(echo, [], [f"second {i}"])) for i in range(50)]
+        assert await asyncio.gather(*first) == [f"first {i}".encode() for i in range(50)]
+        assert await asyncio.gather(*second) == [f"second {i}".encode() for i in range(50)]
+        assert line.writes() - before == 2
+
+
+@in_a_loop
 async def test_an_error_the_script_answers_is_redis_pys_error_and_the_line_goes_on(client: aioredis.Redis) -> None:
     fails, echo = await _loaded(client, FAILS), await _loaded(client, ECHO)
     async with _a_line(client) as line:

@@ -177,8 +177,9 @@ def test_the_action_stream_takes_its_callers_as_act_does(live_stack: Stack) -> N
 
     def over_stream(request: engine_pb2.ActRequest, metadata: Metadata | None) -> list[engine_pb2.ActAnswer]:
         with grpc.insecure_channel(f"127.0.0.1:{live_stack.engine_port}") as channel:
-            calls = iter([engine_pb2.ActCall(number=7, request=request)])
-            return list(engine_pb2_grpc.EngineStub(channel).ActStream(calls, timeout=5, metadata=metadata))
+            calls = iter([engine_pb2.ActCalls(calls=[engine_pb2.ActCall(number=7, request=request)])])
+            batches = engine_pb2_grpc.EngineStub(channel).ActBatches(calls, timeout=5, metadata=metadata)
+            return [answer for batch in batches for answer in batch.answers]
 
     roll = engine_pb2.ActRequest(
         game_id=game.game_id, device=DEVICE, actor=common_pb2.ACTOR_HUMAN,
@@ -189,7 +190,7 @@ def test_the_action_stream_takes_its_callers_as_act_does(live_stack: Stack) -> N
     assert (code, reason) == (grpc.StatusCode.UNAUTHENTICATED, "unauthenticated")
     code, reason, details = refusal(lambda: over_stream(roll, live_stack.call_metadata("matchmaker")))
     assert (code, reason) == (grpc.StatusCode.PERMISSION_DENIED, "not_allowed")
-    assert "the matchmaker may not call engine.ActStream" in details
+    assert "the matchmaker may not call engine.ActBatches" in details
     # On the gateway's stream, each action is held to the caller's part as Act holds it.
     as_ai = engine_pb2.ActRequest()
     as_ai.CopyFrom(roll)

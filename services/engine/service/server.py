@@ -18,6 +18,7 @@ from typing import Any
 import grpc
 import redis.asyncio as redis
 
+from boxedin.common import act_line
 from boxedin.common.devices import check_device, device_hash
 from boxedin.common.grpc_server import observe_call
 from boxedin.common.metrics import ACTION_LATENCY, ACTIONS, GAMES_CREATED, GAMES_FINISHED, RULE_ERRORS, at_zero
@@ -151,24 +152,26 @@ class EngineService(OnlineCalls):
 
     # grpc.aio runs a coroutine handler with the reader-writer API (context.write); the generated
     # stubs know only the iterator form.
-    async def ActStream(  # type: ignore[override]
+    async def ActBatches(  # type: ignore[override]
         self,
-        calls: AsyncIterator[engine_pb2.ActCall],
-        context: grpc.aio.ServicerContext[engine_pb2.ActCall, engine_pb2.ActAnswer],
+        batches: AsyncIterator[engine_pb2.ActCalls],
+        context: grpc.aio.ServicerContext[engine_pb2.ActCalls, engine_pb2.ActAnswers],
     ) -> None:
-        """Actions over one stream (engine.proto, ActStream): each call is applied by a task of
-        its own, as Act applies it, and answered by its number once done. The stream ends when
-        the caller half-closes it and every call read is answered."""
+        """Actions over one stream (engine.proto, ActBatches): each call is applied by a task of
+        its own, as Act applies it, and answered by its number once done, with the other
+        answers ready by then in one message. The stream ends when the caller half-closes it
+        and every call read is answered."""
         loop = asyncio.get_running_loop()
         answers: asyncio.Queue[engine_pb2.ActAnswer | None] = asyncio.Queue()
         working: set[asyncio.Task[None]] = set()
 
         async def read() -> None:
             try:
-                async for call in calls:
-                    task = loop.create_task(self._answer(call, answers))
-                    working.add(task)
-                    task.add_done_callback(working.discard)
+                async for batch in batches:
+                    for call in batch.calls:
+                        task = loop.create_task(self._answer(call, answers))
+                        working.add(task)
+                        task.add_done_callback(working.discard)
                 if working:
                     await asyncio.wait(set(working))
             finally:
@@ -176,8 +179,18 @@ class EngineService(OnlineCalls):
 
         reader = loop.create_task(read())
         try:
-            while (answer := await answers.get()) is not None:
-                await context.write(answer)
+            while True:
+                answer = await answers.get()
+                ready: list[engine_pb2.ActAnswer] = []
+                while answer is not None:
+                    ready.append(answer)
+                    if answers.empty() or len(ready) == act_line.CALLS_A_MESSAGE:
+                        break
+                    answer = answers.get_nowait()
+                if ready:
+                    await context.write(engine_pb2.ActAnswers(answers=ready))
+                if answer is None:  # the last: every call read was answered before it
+                    break
         finally:
             # The caller is gone (or the server stops): no more calls are read; those under way
             # finish, as a unary call's would whose caller left after it was sent.

@@ -1,10 +1,11 @@
 """`boxedin bench grpc`: the CPU an action's gRPC costs its caller and the engine, as a unary Act
-call and as a message on the action stream (boxedin.common.act_line, issue 32), apart from what
+call and on the action stream (boxedin.common.act_line, issue 32), apart from what
 the engine does with it. The engine is the real EngineService with its call interceptors, in a
 process of its own, with its action work left out (each action answered at once with a
 snapshot of a typical size); the caller is the real EngineRouter, once with
 BOXEDIN_ENGINE_ACT_STREAM off and once on. The runs go round the two in turn, at 1 and at 8
-actions in flight; each figure is the median of the runs with their spread (min-max)."""
+actions in flight; each figure is the median of the runs with their spread (min-max). With 8 in
+flight, the stream's messages carry the actions (and answers) that were ready together."""
 
 from __future__ import annotations
 
