@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Callable, Generator
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 
@@ -39,7 +39,8 @@ LINE_SECONDS = 20.0
 CALLS_A_MESSAGE = 64
 
 
-def _error(code: grpc.StatusCode, details: str, reason: str | None = None) -> grpc.aio.AioRpcError:
+def error_of(code: grpc.StatusCode, details: str, reason: str | None = None) -> grpc.aio.AioRpcError:
+    """The error a unary call fails with: its status, details and (an engine refusal's) reason."""
     trailing = grpc.aio.Metadata((REASON_KEY, reason)) if reason is not None else grpc.aio.Metadata()
     return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), trailing, details=details)
 
@@ -47,7 +48,7 @@ def _error(code: grpc.StatusCode, details: str, reason: str | None = None) -> gr
 def refused(answer: engine_pb2.ActAnswer) -> grpc.aio.AioRpcError:
     """The error a unary Act raises for the refusal an answer carries."""
     known = REASONS.get(answer.reason)
-    return _error(known.status if known is not None else grpc.StatusCode.INTERNAL, answer.message, answer.reason)
+    return error_of(known.status if known is not None else grpc.StatusCode.INTERNAL, answer.message, answer.reason)
 
 
 class Line:
@@ -66,6 +67,7 @@ class Line:
         self._outgoing: asyncio.Queue[engine_pb2.ActCall | None] = asyncio.Queue()
         self.ended: grpc.aio.AioRpcError | None = None
         self.retired = False
+        self.never_connected = False  # gRPC's channel says that of a replica: the router's watch
         self._reader = self._loop.create_task(self._read())
         self._writer = self._loop.create_task(self._write())
 
@@ -120,7 +122,7 @@ class Line:
             self._stream.cancel()
 
     async def _read(self) -> None:
-        ended = _error(grpc.StatusCode.UNAVAILABLE, "the engine ended the action stream with actions unanswered")
+        ended = error_of(grpc.StatusCode.UNAVAILABLE, "the engine ended the action stream with actions unanswered")
         try:
             async for batch in self._stream:
                 for answer in batch.answers:
@@ -133,9 +135,9 @@ class Line:
             elif error.code() is grpc.StatusCode.UNIMPLEMENTED:
                 ended = error  # an engine of before ActBatches: the router goes back to Act
             else:
-                ended = _error(grpc.StatusCode.UNAVAILABLE, f"the action stream broke: {error.details()}")
+                ended = error_of(grpc.StatusCode.UNAVAILABLE, f"the action stream broke: {error.details()}")
         except asyncio.CancelledError:
-            ended = _error(grpc.StatusCode.UNAVAILABLE, "the action stream was closed")
+            ended = error_of(grpc.StatusCode.UNAVAILABLE, "the action stream was closed")
         finally:
             self.ended = ended
             self.retired = True
@@ -146,10 +148,29 @@ class Line:
             self._writer.cancel()
 
 
+class Carrier(Protocol):
+    """What carries a caller's actions to a replica: a Line, or act_socket's SocketLine."""
+
+    ended: grpc.aio.AioRpcError | None
+    retired: bool
+    never_connected: bool  # its connection could not be made at all
+
+    @property
+    def usable(self) -> bool: ...
+
+    def send(self, request: engine_pb2.ActRequest) -> tuple[int, asyncio.Future[engine_pb2.ActAnswer]]: ...
+
+    def forget(self, number: int) -> None: ...
+
+    def retire(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
 class LineCall(grpc.aio.UnaryUnaryCall[engine_pb2.ActRequest, common_pb2.GameSnapshot]):
     """One action on a line, with a unary call's face: awaited, its snapshot (or its refusal)."""
 
-    def __init__(self, line: Line, request: engine_pb2.ActRequest, timeout: float | None) -> None:
+    def __init__(self, line: Carrier, request: engine_pb2.ActRequest, timeout: float | None) -> None:
         self._line = line
         self._loop = asyncio.get_running_loop()
         self._deadline = None if timeout is None else self._loop.time() + timeout
@@ -157,10 +178,16 @@ class LineCall(grpc.aio.UnaryUnaryCall[engine_pb2.ActRequest, common_pb2.GameSna
         self._timer = None if timeout is None else self._loop.call_later(timeout, self._time_up)
         self._answer.add_done_callback(self._stop_timer)
 
+    @property
+    def never_reached(self) -> bool:
+        """The call failed because its line's connection was never made (an action port that
+        cannot be reached), not because the replica went."""
+        return self._line.never_connected
+
     def _time_up(self) -> None:
         if not self._answer.done():
             self._line.forget(self._number)
-            self._answer.set_exception(_error(grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded"))
+            self._answer.set_exception(error_of(grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded"))
 
     def _stop_timer(self, _: object) -> None:
         if self._timer is not None:

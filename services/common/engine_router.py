@@ -47,11 +47,12 @@ import grpc
 
 from boxedin.v1 import engine_pb2, engine_pb2_grpc
 
-from .act_line import Line, LineCall
+from .act_line import Carrier, Line, LineCall
+from .act_socket import SocketLine, split_address
 from .game_ids import new_game_id
 from .keys import partition_of
 from .reasons import REASON_KEY
-from .service_auth import CallerCredentials, call_metadata
+from .service_auth import CALLER_HEADER, PROOF_HEADER, CallerCredentials, call_metadata
 from .settings import Settings
 
 log = logging.getLogger("boxedin.engine_router")
@@ -145,10 +146,15 @@ class _Endpoint:
     down: bool = False
     ready_once: bool = False
     watcher: asyncio.Task[None] | None = field(default=None, repr=False)
-    # Its actions' stream (act_line), opened on the first action; an engine of before ActBatches
-    # is sent unary Act calls (``unary_only``).
-    line: Line | None = field(default=None, repr=False)
+    # Its actions' line, opened on the first action: its action port's (act_socket) once known,
+    # else its stream (act_line); an engine of before ActBatches is sent unary Act calls
+    # (``unary_only``).
+    line: Carrier | None = field(default=None, repr=False)
     unary_only: bool = False
+    # Its action port: None until asked (GetActPort, again once it is back after it was down, as
+    # a restarted replica has another), 0 when it has none or it could not be reached.
+    act_port: int | None = None
+    asking: asyncio.Task[None] | None = field(default=None, repr=False)
 
 
 class _Routed(grpc.aio.UnaryUnaryMultiCallable[_Request, _Reply]):
@@ -254,6 +260,12 @@ class _RoutedCall(grpc.aio.UnaryUnaryCall[_Request, _Reply]):
         try:
             return await self._call
         except grpc.aio.AioRpcError as error:
+            if isinstance(self._call, LineCall) and self._call.never_reached:
+                # The action port could not be reached though the replica may be up (a port a
+                # network policy shuts): its actions go over its stream from now on.
+                self._router.port_unreachable(self._endpoint)
+                self._call = self._start(self._endpoint)
+                return await self._reply()
             if isinstance(self._call, LineCall) and error.code() is grpc.StatusCode.UNIMPLEMENTED:
                 # An engine of before ActBatches (a rolling upgrade): its actions go as Act calls.
                 self._endpoint.unary_only = True
@@ -364,6 +376,7 @@ class EngineRouter(_Stub):
         resolve_seconds: float = 10.0,
         routing: str = "partition",
         act_stream: bool = True,
+        act_socket: bool = True,
     ) -> None:
         if routing not in ("partition", "round_robin"):
             raise ValueError(f"engine routing is partition or round_robin, not {routing!r}")
@@ -374,6 +387,9 @@ class EngineRouter(_Stub):
         self.resolve_seconds = resolve_seconds
         self._credentials = CallerCredentials(caller, secret)
         self._metadata = call_metadata(caller, secret)  # an action stream's, once when it opens
+        given = dict(self._metadata)
+        self._caller, self._proof = given[CALLER_HEADER], given[PROOF_HEADER]  # an action port's hello
+        self._act_socket = act_socket
         self._endpoints: dict[str, _Endpoint] = {}
         # Each partition's ranking of the endpoints known (live or not), worked out when they change.
         self._rankings: list[list[_Endpoint]] = [[] for _ in range(partitions)]
@@ -463,6 +479,7 @@ class EngineRouter(_Stub):
             if state is connectivity.READY:
                 if endpoint.down:
                     log.info("engine endpoint up", extra={"endpoint": endpoint.address})
+                    endpoint.act_port = None  # a replica back may listen on another port
                 endpoint.down, endpoint.ready_once = False, True
             elif state is connectivity.TRANSIENT_FAILURE or (
                 state is not connectivity.SHUTDOWN and endpoint.ready_once
@@ -474,19 +491,63 @@ class EngineRouter(_Stub):
                 return
             await endpoint.channel.wait_for_state_change(state)
 
-    def line(self, endpoint: _Endpoint) -> Line:
-        """The endpoint's action stream: the one open, or a new one when it has served its time
-        or ended (the old one is half-closed, and ends once its actions are answered)."""
+    def line(self, endpoint: _Endpoint) -> Carrier:
+        """The endpoint's action line: the one open, or a new one when it has served its time
+        or ended (the old one is half-closed, and ends once its actions are answered). The new one
+        is to the action port when the replica has one, else its stream."""
         line = endpoint.line
         if line is None or not line.usable:
             if line is not None:
                 line.retire()
-            line = endpoint.line = Line(endpoint.stub, self._metadata)
+                if isinstance(line, SocketLine) and line.ended is not None and endpoint.act_port:
+                    endpoint.act_port = None  # it broke: the replica may be another by now
+            line = endpoint.line = self._new_line(endpoint)
         return line
+
+    def _new_line(self, endpoint: _Endpoint) -> Carrier:
+        if self._act_socket and endpoint.act_port:
+            return SocketLine(split_address(endpoint.address), endpoint.act_port, self._caller, self._proof)
+        if self._act_socket and endpoint.act_port is None and endpoint.asking is None:
+            endpoint.asking = asyncio.get_running_loop().create_task(self._ask_port(endpoint))
+        return Line(endpoint.stub, self._metadata)
+
+    async def _ask_port(self, endpoint: _Endpoint) -> None:
+        """Asks the replica for its action port; once known, the stream open meanwhile is retired,
+        so that the next action opens the port's line."""
+        try:
+            reply = await endpoint.stub.GetActPort(engine_pb2.ActPortRequest(), timeout=5)
+            endpoint.act_port = reply.port
+        except grpc.aio.AioRpcError as error:
+            # An engine of before the port has no GetActPort; one that did not answer is asked
+            # again with its next line.
+            if error.code() is grpc.StatusCode.UNIMPLEMENTED:
+                endpoint.act_port = 0
+        finally:
+            endpoint.asking = None
+        if endpoint.act_port and isinstance(endpoint.line, Line):
+            endpoint.line.retire()
+
+    async def ports_asked(self) -> None:
+        """Waits for the action ports asked for to be known (tools and tests measure a line)."""
+        asking = [endpoint.asking for endpoint in self._endpoints.values() if endpoint.asking is not None]
+        if asking:
+            await asyncio.wait(asking)
+
+    def port_unreachable(self, endpoint: _Endpoint) -> None:
+        if endpoint.act_port:
+            log.warning(
+                "engine action port not reached: actions go over the stream",
+                extra={"endpoint": endpoint.address, "port": endpoint.act_port},
+            )
+        endpoint.act_port = 0
+        if isinstance(endpoint.line, SocketLine):
+            endpoint.line.retire()
 
     async def _close(self, endpoint: _Endpoint) -> None:
         if endpoint.watcher is not None:
             endpoint.watcher.cancel()
+        if endpoint.asking is not None:
+            endpoint.asking.cancel()
         if endpoint.line is not None:
             endpoint.line.retire()
         # Calls under way finish first (their own deadlines bound them).
@@ -499,6 +560,8 @@ class EngineRouter(_Stub):
         for endpoint in endpoints:
             if endpoint.watcher is not None:
                 endpoint.watcher.cancel()
+            if endpoint.asking is not None:
+                endpoint.asking.cancel()
             if endpoint.line is not None:
                 endpoint.line.close()
             await endpoint.channel.close()
@@ -558,6 +621,7 @@ async def engine_router(config: Settings, caller: str) -> EngineRouter:
         resolve_seconds=config.engine_resolve_seconds,
         routing=config.engine_routing,
         act_stream=config.engine_act_stream,
+        act_socket=config.engine_act_socket,
     )
     await router.start()
     return router

@@ -112,9 +112,12 @@ async def serve(
     grace: float,
     on_stop: Callable[[], Awaitable[None]] | None = None,
     metrics_host: str = "127.0.0.1",
+    stop_too: Callable[[float], Awaitable[None]] | None = None,
 ) -> None:
     """Serves until SIGTERM or SIGINT, then stops taking calls and lets running ones finish.
-    Calls are taken only from the services allowed to call ``service`` (service_auth.CALLERS)."""
+    Calls are taken only from the services allowed to call ``service`` (service_auth.CALLERS).
+    ``stop_too`` ends, with the same grace and at the same time, what serves calls beside the
+    gRPC server (the engine's action port)."""
     settle_gc()
     interceptors = [ObservingInterceptor(), CallerCheck(service, secret)]
     server = grpc.aio.server(interceptors=interceptors, options=SERVER_OPTIONS)
@@ -156,7 +159,10 @@ async def serve(
     await stop_task(following)
     await stalls.stop()
     await health_servicer.enter_graceful_shutdown()
-    await server.stop(grace)
+    if stop_too is not None:
+        await asyncio.gather(server.stop(grace), stop_too(grace))
+    else:
+        await server.stop(grace)
     if on_stop is not None:
         await on_stop()
     log.info("stopped")

@@ -33,6 +33,9 @@ METHOD_CALLERS: dict[str, dict[str, frozenset[str]]] = {
         "GetGame": _GATEWAY | {"ai"},  # the AI reads the games it plays
         "Act": _GATEWAY | {"ai"},  # the AI plays the computer's turns
         "ActBatches": _GATEWAY | {"ai"},  # the same actions, over one stream (engine_router's)
+        # Where the same actions go as frames on a plain connection, whose hello is checked as
+        # ActBatches is (boxedin.engine.service.act_port).
+        "GetActPort": _GATEWAY | {"ai"},
         "GetSavedGame": _GATEWAY,
         "ResumeGame": _GATEWAY,
         "DiscardSavedGame": _GATEWAY,
@@ -154,6 +157,11 @@ class CallerCheck(grpc.aio.ServerInterceptor):
         if caller not in allowed:
             return grpc.StatusCode.PERMISSION_DENIED, f"the {caller} may not call {self.service}.{method}"
         return caller
+
+    def check(self, method: str, caller: str, claimed: str) -> tuple[grpc.StatusCode, str] | str:
+        """What a caller of ``method`` that is not a gRPC call (the engine's action port) gets:
+        its proven name, or the status and message it is refused with."""
+        return self._refusal(method, ((CALLER_HEADER, caller), (PROOF_HEADER, claimed)))
 
     async def intercept_service(
         self,

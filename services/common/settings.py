@@ -40,6 +40,12 @@ class Settings(BaseSettings):
     # boxedin.common.act_line); False: a unary Act call each (as before issue 32, the baseline
     # `boxedin bench grpc` measures).
     engine_act_stream: bool = True
+    # The engine's action port (boxedin.common.act_socket): the same actions as frames on a plain
+    # connection, which costs each side far less than gRPC's stream. 0: a port the system picks
+    # (callers learn it from GetActPort); -1: none, and callers use the stream.
+    engine_act_port: int = Field(default=0, ge=-1, le=65535)
+    # True: a caller's actions go to a replica's action port when it has one (else the stream).
+    engine_act_socket: bool = True
     ai_address: str = "127.0.0.1:50052"
     stats_address: str = "127.0.0.1:50053"
     matchmaker_address: str = "127.0.0.1:50054"

@@ -9,6 +9,7 @@ from boxedin.common.redis_client import connect
 from boxedin.common.settings import settings
 from boxedin.v1 import engine_pb2_grpc
 
+from .act_port import ActPort, bind_host
 from .deadlines import DeadlineLoop
 from .server import EngineService
 from .store import GameStore
@@ -27,6 +28,9 @@ async def main() -> None:
         settle=config.online_settle_seconds,
     )
     service.figures.claim_idle_seconds = config.ai_claim_idle_seconds
+    act_port = ActPort(service, config.service_secret)
+    if config.engine_act_port >= 0:
+        await act_port.start(bind_host(config.engine_address), config.engine_act_port)
     deadlines = DeadlineLoop(service, config.deadline_poll_seconds)
     deadlines.start()
     service.figures.start()
@@ -47,6 +51,7 @@ async def main() -> None:
         config.shutdown_grace_seconds,
         stop,
         config.metrics_host,
+        act_port.stop,
     )
 
 

@@ -93,6 +93,8 @@ class EngineService(OnlineCalls):
             store, move_limit=move_limit, grace=grace, lease=lease, settle=settle, act_from_copy=act_from_copy
         )
         self.figures = FiguresLoop(store)
+        # The port act_port.ActPort listens on, told to callers by GetActPort (0: none).
+        self.act_port = 0
 
     # --- the calls --------------------------------------------------------------------------
 
@@ -169,7 +171,7 @@ class EngineService(OnlineCalls):
             try:
                 async for batch in batches:
                     for call in batch.calls:
-                        task = loop.create_task(self._answer(call, answers))
+                        task = loop.create_task(self._answer_into(call, answers))
                         working.add(task)
                         task.add_done_callback(working.discard)
                 if working:
@@ -196,8 +198,19 @@ class EngineService(OnlineCalls):
             # finish, as a unary call's would whose caller left after it was sent.
             reader.cancel()
 
-    async def _answer(self, call: engine_pb2.ActCall, answers: asyncio.Queue[engine_pb2.ActAnswer | None]) -> None:
-        """One call of a stream: applied as by Act, counted as Act (method and status code)."""
+    async def GetActPort(
+        self,
+        request: engine_pb2.ActPortRequest,
+        context: grpc.aio.ServicerContext[engine_pb2.ActPortRequest, engine_pb2.ActPort],
+    ) -> engine_pb2.ActPort:
+        return engine_pb2.ActPort(port=self.act_port)
+
+    async def _answer_into(self, call: engine_pb2.ActCall, answers: asyncio.Queue[engine_pb2.ActAnswer | None]) -> None:
+        answers.put_nowait(await self.answer(call))
+
+    async def answer(self, call: engine_pb2.ActCall) -> engine_pb2.ActAnswer:
+        """One call of a stream or of the action port: applied as by Act, counted as Act (method
+        and status code), answered by its number."""
         started = time.perf_counter()
         code = "OK"
         try:
@@ -211,7 +224,7 @@ class EngineService(OnlineCalls):
             code = "UNKNOWN"
             answer = engine_pb2.ActAnswer(number=call.number, reason="internal", message=REASONS["internal"].message)
         observe_call("Act", code, time.perf_counter() - started)
-        answers.put_nowait(answer)
+        return answer
 
     async def act(self, request: engine_pb2.ActRequest) -> common_pb2.GameSnapshot:
         """One action, from a call."""
