@@ -1,11 +1,12 @@
-"""`boxedin bench grpc`: the CPU an action's gRPC costs its caller and the engine, as a unary Act
-call and on the action stream (boxedin.common.act_line, issue 32), apart from what
-the engine does with it. The engine is the real EngineService with its call interceptors, in a
+"""`boxedin bench grpc`: the CPU an action's transport costs its caller and the engine, as a unary
+Act call, on the action stream (boxedin.common.act_line) and on the engine's action port
+(boxedin.common.act_socket), issue 32, apart from what the engine does with it. The engine is the real EngineService with its call interceptors, in a
 process of its own, with its action work left out (each action answered at once with a
-snapshot of a typical size); the caller is the real EngineRouter, once with
-BOXEDIN_ENGINE_ACT_STREAM off and once on. The runs go round the two in turn, at 1 and at 8
-actions in flight; each figure is the median of the runs with their spread (min-max). With 8 in
-flight, the stream's messages carry the actions (and answers) that were ready together."""
+snapshot of a typical size), with its action port; the caller is the real EngineRouter, with
+the stream off (unary), on without the port (stream), and with the port (port). The runs go round
+the three in turn, at 1 and at 8 actions in flight; each figure is the median of the runs with
+their spread (min-max). With 8 in flight, a stream's message (or a port's frame) carries the
+actions and answers that were ready together."""
 
 from __future__ import annotations
 
@@ -50,6 +51,7 @@ def _serve(ready: Any, port: Any) -> None:
         from boxedin.common.grpc_server import ObservingInterceptor
         from boxedin.common.keys import Keys
         from boxedin.common.service_auth import CallerCheck
+        from boxedin.engine.service.act_port import ActPort
         from boxedin.engine.service.server import EngineService
         from boxedin.engine.service.store import GameStore
         from boxedin.v1 import engine_pb2, engine_pb2_grpc
@@ -68,6 +70,7 @@ def _serve(ready: Any, port: Any) -> None:
         engine_pb2_grpc.add_EngineServicer_to_server(service, server)
         port.value = server.add_insecure_port("127.0.0.1:0")
         await server.start()
+        await ActPort(service, SECRET).start("127.0.0.1", 0)
         ready.set()
         await server.wait_for_termination()
 
@@ -79,8 +82,9 @@ async def _measure(port: int, server_pid: int, runs: int, actions: int) -> dict[
     from boxedin.v1 import common_pb2, engine_pb2
 
     routers = {
-        "unary": EngineRouter(f"127.0.0.1:{port}", "gateway", SECRET, 16, act_stream=False),
-        "stream": EngineRouter(f"127.0.0.1:{port}", "gateway", SECRET, 16, act_stream=True),
+        "unary": EngineRouter(f"127.0.0.1:{port}", "gateway", SECRET, 16, act_stream=False, act_socket=False),
+        "stream": EngineRouter(f"127.0.0.1:{port}", "gateway", SECRET, 16, act_stream=True, act_socket=False),
+        "port": EngineRouter(f"127.0.0.1:{port}", "gateway", SECRET, 16, act_stream=True, act_socket=True),
     }
     request = engine_pb2.ActRequest(
         game_id="g_0123456789abcdef", device="bench-device-0123456789abcdef", actor=common_pb2.ACTOR_HUMAN,
@@ -92,6 +96,7 @@ async def _measure(port: int, server_pid: int, runs: int, actions: int) -> dict[
         for router in routers.values():
             await router.start()
             await router.Act(request, timeout=10)  # connected, and the line opened
+            await router.ports_asked()  # the port's line is opened by the next action
         for _ in range(runs):
             for in_flight in (1, 8):
                 for kind, router in routers.items():
@@ -154,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
 
 def add_to(targets: Any) -> None:
     parser = targets.add_parser(
-        "grpc", help="CPU per action of its gRPC, caller and engine: a unary Act beside the action stream"
+        "grpc", help="CPU per action of its transport, caller and engine: a unary Act, the action stream, the port"
     )
     parser.add_argument("--runs", type=int, default=3, help="runs of each (default 3)")
     parser.add_argument("--actions", type=int, default=2000, help="actions per run and kind (default 2000)")
