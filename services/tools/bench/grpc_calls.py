@@ -1,8 +1,9 @@
 """`boxedin bench grpc`: the CPU an action's transport costs its caller and the engine, as a unary
 Act call, on the action stream (boxedin.common.act_line) and on the engine's action port
-(boxedin.common.act_socket), issue 32, apart from what the engine does with it. The engine is the real EngineService with its call interceptors, in a
-process of its own, with its action work left out (each action answered at once with a
-snapshot of a typical size), with its action port; the caller is the real EngineRouter, with
+(boxedin.common.act_socket), issue 32, apart from what the engine does with it. The engine is
+the real EngineService with its call interceptors, in a process of its own, with its action
+work left out (each action answered at once with a snapshot of a typical size), with its
+action port; the caller is the real EngineRouter, with
 the stream off (unary), on without the port (stream), and with the port (port). The runs go round
 the three in turn, at 1 and at 8 actions in flight; each figure is the median of the runs with
 their spread (min-max). With 8 in flight, a stream's message (or a port's frame) carries the
