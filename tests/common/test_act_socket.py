@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import json
 import struct
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import grpc
@@ -380,9 +380,47 @@ def test_an_action_port_that_cannot_be_reached_leaves_the_actions_on_the_stream(
     asyncio.run(scenario())
 
 
+async def _until(condition: Callable[[], bool]) -> None:
+    """Yields to the loop until ``condition`` holds (a wait on a fact, with the caller's limit)."""
+    while not condition():
+        await asyncio.sleep(0)
+
+
 def _closed_port() -> int:
     import socket
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def test_an_engine_that_stops_answers_the_actions_under_way_and_reads_no_more(redis_url: str) -> None:
+    async def scenario() -> None:
+        async with _engine(redis_url, "test-port-stops:") as (service, act_port, port):
+            router = await _router(f"127.0.0.1:{port}")
+            try:
+                held = await _new_game(router, "stops, held", "port-stops-device-held-0123456789")
+                other = await _new_game(router, "stops, other", "port-stops-device-next-0123456789")
+                service.held = held.game_id
+                under_way = asyncio.ensure_future(
+                    router.Act(_roll(held.game_id, held.seq, "port-stops-device-held-0123456789"), timeout=5)
+                )
+                await asyncio.wait_for(service.holding.wait(), 5)
+                stopping = asyncio.ensure_future(act_port.stop(5))
+                # Stopped reading: the port is told to no caller, and the next line cannot open.
+                await asyncio.wait_for(_until(lambda: service.act_port == 0), 5)
+                assert not stopping.done(), "the stop waits for the action under way"
+                service.release.set()
+                reply = await under_way
+                assert reply.seq == held.seq + 1, "the action under way was answered"
+                await asyncio.wait_for(stopping, 5)
+                assert not act_port.connections, "every connection closed once answered"
+                # The next action goes to the replica's stream (its port is closed).
+                rolled = await router.Act(
+                    _roll(other.game_id, other.seq, "port-stops-device-next-0123456789"), timeout=5
+                )
+                assert rolled.seq == other.seq + 1
+            finally:
+                await router.close()
+
+    asyncio.run(scenario())

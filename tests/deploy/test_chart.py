@@ -611,6 +611,25 @@ def test_network_policies_let_in_only_what_each_pod_serves(chart: helm.Chart, re
         assert pod_labels(deployment)["boxedin/redis-client"] == "true"
 
 
+def test_the_engines_action_port_is_served_and_let_in_as_its_grpc_port(chart: helm.Chart, rendered: Rendered) -> None:
+    values = chart.merge_values(rendered.values)
+    engine = rendered.deployments()["engine"]
+    act_port = values["services"]["engine"]["actPort"]
+    # The engine listens where the chart says (its callers learn it with GetActPort) ...
+    assert env_of(engine)["BOXEDIN_ENGINE_ACT_PORT"] == str(act_port)
+    assert port_named(engine, "act") == act_port
+    assert rendered.settings()["BOXEDIN_ENGINE_ACT_SOCKET"] == str(values["settings"]["engineActSocket"]).lower()
+    # ... and its network policy lets in on it exactly the callers of its gRPC port.
+    if values["networkPolicy"]["enabled"]:
+        (policy,) = policies_for(rendered, pod_labels(engine))
+        (rule,) = [r for r in policy["spec"]["ingress"] if r["ports"][0]["port"] == "grpc"]
+        assert [port["port"] for port in rule["ports"]] == ["grpc", "act"]
+    # No other kind has one.
+    for kind, workload in rendered.deployments().items():
+        if kind != "engine":
+            assert "BOXEDIN_ENGINE_ACT_PORT" not in env_of(workload), kind
+
+
 # --- helm test ---------------------------------------------------------------------------------
 
 # The peer the gateway's NetworkPolicy lets in for the `helm test` pod.
