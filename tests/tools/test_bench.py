@@ -34,10 +34,10 @@ def test_figures_bench_prints_games_now_and_the_streams_cost_beside_the_old_figu
         assert len(figures[name]) == 3 and all(ms > 0 for ms in figures[name]), figures
 
 
-def test_grpc_bench_prints_the_cpu_of_a_unary_act_beside_the_action_stream(capsys):
+def test_grpc_bench_prints_the_cpu_of_a_unary_act_beside_the_action_stream_and_the_port(capsys):
     assert main(["bench", "grpc", "--runs", "1", "--actions", "200", "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)["cpu_ms_per_action"]
-    assert set(figures) == {f"{kind}, {n} in flight" for kind in ("unary", "stream") for n in (1, 8)}
+    assert set(figures) == {f"{kind}, {n} in flight" for kind in ("unary", "stream", "port") for n in (1, 8)}
     for sides in figures.values():
         # The engine's CPU is read from /proc, in ticks of 10 ms: a short run's may be 0.
         assert sides["caller"]["min"] > 0 and sides["engine"]["min"] >= 0, figures
