@@ -26,6 +26,7 @@ async def main() -> None:
         grace=config.online_grace_seconds,
         lease=config.online_lease_seconds,
         settle=config.online_settle_seconds,
+        copies=config.engine_game_copies,
     )
     service.figures.claim_idle_seconds = config.ai_claim_idle_seconds
     act_port = ActPort(service, config.service_secret)

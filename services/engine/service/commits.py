@@ -15,6 +15,7 @@ from boxedin.common.devices import device_hash
 from boxedin.common.metrics import CAS_CONFLICTS, GAMES_FINISHED, RULE_ERRORS
 from boxedin.common.reasons import Refusal, abort
 from boxedin.common.service_auth import calling_service
+from boxedin.common.settings import Settings
 from boxedin.engine import codec
 from boxedin.engine.game import Game
 from boxedin.engine.session import online, watch
@@ -28,7 +29,8 @@ from .convert import facts, finished_game, mode_of
 from .copies import GameCopies
 from .store import Commit, GameStore, StoredGame
 
-_CACHED_GAMES = 2048
+# The games kept decoded, as BOXEDIN_ENGINE_GAME_COPIES says by default.
+GAME_COPIES: int = Settings.model_fields["engine_game_copies"].default
 _Request = TypeVar("_Request")
 _Reply = TypeVar("_Reply")
 
@@ -37,14 +39,14 @@ class CommittingService(engine_pb2_grpc.EngineServicer):
     """The engine service's store, its copies of recent games and their last states, and the
     load and commit every call goes through."""
 
-    def __init__(self, store: GameStore, *, act_from_copy: bool = True) -> None:
+    def __init__(self, store: GameStore, *, act_from_copy: bool = True, copies: int = GAME_COPIES) -> None:
         self.store = store
         # Decoded games: consecutive actions on one game skip reading and replaying it.
         # act_from_copy False: every action reads the game first (`boxedin bench actions`
         # measures that path beside today's).
-        self.copies = GameCopies(_CACHED_GAMES, act_from_copy=act_from_copy)
+        self.copies = GameCopies(copies, act_from_copy=act_from_copy)
         # The last state of each recent game: an update carries the changes from it.
-        self._states = LastStates(_CACHED_GAMES)
+        self._states = LastStates(copies)
 
     # --- plumbing ---------------------------------------------------------------------------
 

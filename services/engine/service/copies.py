@@ -47,6 +47,9 @@ class GameCopies:
         self._copies: OrderedDict[str, _Copy] = OrderedDict()
         self._behind: OrderedDict[str, None] = OrderedDict()
 
+    def __len__(self) -> int:
+        return len(self._copies)
+
     def keep(self, stored: StoredGame, game: Game) -> None:
         """Keeps the game as read, or as just stored (``stored`` then says so)."""
         self._copies[stored.game_id] = _Copy(stored.seq, stored.rev, game, stored.table.copy(), stored.record_json)

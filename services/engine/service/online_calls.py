@@ -21,7 +21,7 @@ from boxedin.engine.session.state import game_state, to_json
 from boxedin.engine.session.table import Table
 from boxedin.v1 import common_pb2, engine_pb2
 
-from .commits import CommittingService
+from .commits import GAME_COPIES, CommittingService
 from .convert import mode_of
 from .store import Commit, GameStore, StoredGame
 
@@ -38,8 +38,9 @@ class OnlineCalls(CommittingService):
         lease: float,
         settle: float = 0.0,
         act_from_copy: bool = True,
+        copies: int = GAME_COPIES,
     ) -> None:
-        super().__init__(store, act_from_copy=act_from_copy)
+        super().__init__(store, act_from_copy=act_from_copy, copies=copies)
         # Online games: the move limit of Find Match games, an away player's grace and how long
         # a gateway's word that a player is connected holds (seconds).
         self.move_limit = move_limit

@@ -32,6 +32,7 @@ from boxedin.engine.session.setup import game_id_for, new_game
 from boxedin.engine.session.state import game_state, to_json
 from boxedin.v1 import common_pb2, engine_pb2
 
+from .commits import GAME_COPIES
 from .convert import action_from_proto, caller_of, counter_by_mode, saved_summary
 from .figures import FiguresLoop
 from .online_calls import OnlineCalls
@@ -88,9 +89,16 @@ class EngineService(OnlineCalls):
         lease: float = 30.0,
         settle: float = 0.0,
         act_from_copy: bool = True,
+        copies: int = GAME_COPIES,
     ) -> None:
         super().__init__(
-            store, move_limit=move_limit, grace=grace, lease=lease, settle=settle, act_from_copy=act_from_copy
+            store,
+            move_limit=move_limit,
+            grace=grace,
+            lease=lease,
+            settle=settle,
+            act_from_copy=act_from_copy,
+            copies=copies,
         )
         self.figures = FiguresLoop(store)
         # The port act_port.ActPort listens on, told to callers by GetActPort (0: none).

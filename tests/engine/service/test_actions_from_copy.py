@@ -194,3 +194,45 @@ def test_an_act_reply_carries_the_serialised_game_only_when_asked(redis_url: str
             assert {("h", 1, 1), ("h", 2, 2)} <= _edges(read)
 
     asyncio.run(scenario())
+
+
+class _CountedStore(GameStore):
+    """A store that counts the games it reads whole."""
+
+    reads = 0
+
+    async def load(self, game_id: str) -> Any:
+        self.reads += 1
+        return await super().load(game_id)
+
+
+@pytest.mark.parametrize(("copies", "in_play", "reads"), [(3, 3, 0), (3, 4, 4)])
+def test_the_games_an_engine_keeps_are_as_many_as_its_copies_say(
+    redis_url: str, copies: int, in_play: int, reads: int
+) -> None:
+    """BOXEDIN_ENGINE_GAME_COPIES: as many games in play as the copies are acted on in turn
+    without a read; one more, and each finds its copy gone (the oldest one is the next to act)."""
+
+    async def scenario() -> None:
+        client = aioredis.Redis.from_url(redis_url)
+        act_as("gateway")
+        try:
+            store = _CountedStore(client, Keys(f"test-copies-kept-{in_play}:"))
+            engine = EngineService(store, copies=copies)
+            # Each game a device's own: a device's new game replaces its saved one.
+            devices = [f"copies-kept-device-{n}-0123456789" for n in range(in_play)]
+            setup = common_pb2.GameSetup(mode="classic", opponent="local", seed="copies kept")
+            games = [await engine._create(engine_pb2.CreateGameRequest(device=d, setup=setup)) for d in devices]
+            store.reads = 0
+            for game, device in zip(games, devices, strict=True):  # each game's roll, in turn
+                roll = engine_pb2.ActRequest(
+                    game_id=game.game_id, device=device, actor=common_pb2.ACTOR_HUMAN, expected_seq=game.seq,
+                    action=common_pb2.Action(roll=True),
+                )  # fmt: skip
+                assert (await engine.act(roll)).seq == game.seq + 1
+            assert store.reads == reads
+            assert len(engine.copies) == copies
+        finally:
+            await client.aclose()
+
+    asyncio.run(scenario())
