@@ -20,14 +20,18 @@ from boxedin.common import act_line
 from boxedin.common.engine_router import EngineRouter
 from boxedin.common.grpc_server import ObservingInterceptor
 from boxedin.common.keys import Keys
-from boxedin.common.reasons import REASON_KEY, refusal_of
+from boxedin.common.reasons import refusal_of
 from boxedin.common.service_auth import CallerCheck, call_metadata
 from boxedin.engine.service.server import EngineService
 from boxedin.engine.service.store import GameStore
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 
+from engine_calls import DeviceCalls, failure, refusal
+
 SECRET = "act-line-test-secret-0123456789"
 DEVICE = "act-line-device-0123456789abcdef"
+_calls = DeviceCalls(DEVICE)
+_roll, _draw, _new_game = _calls.roll, _calls.draw, _calls.new_game
 
 
 class _CountedEngine(EngineService):
@@ -65,31 +69,6 @@ async def _engine(redis_url: str, prefix: str) -> AsyncIterator[tuple[EngineServ
         await client.aclose()
 
 
-def _roll(game_id: str, seq: int, device: str = DEVICE) -> engine_pb2.ActRequest:
-    return engine_pb2.ActRequest(
-        game_id=game_id, device=device, actor=common_pb2.ACTOR_HUMAN, action=common_pb2.Action(roll=True),
-        expected_seq=seq,
-    )  # fmt: skip
-
-
-def _draw(game_id: str, seq: int, edge: tuple[str, int, int], repeat_key: str = "") -> engine_pb2.ActRequest:
-    kind, row, col = edge
-    return engine_pb2.ActRequest(
-        game_id=game_id, device=DEVICE, actor=common_pb2.ACTOR_HUMAN, expected_seq=seq, repeat_key=repeat_key,
-        action=common_pb2.Action(draw=common_pb2.Edge(orientation=kind, row=row, col=col)),
-    )  # fmt: skip
-
-
-async def _new_game(router: EngineRouter, seed: str, device: str = DEVICE) -> common_pb2.GameSnapshot:
-    setup = common_pb2.GameSetup(mode="classic", opponent="local", seed=seed)
-    return await router.CreateGame(engine_pb2.CreateGameRequest(device=device, setup=setup), timeout=5)
-
-
-def _refusal(error: grpc.aio.AioRpcError) -> tuple[grpc.StatusCode, str, str]:
-    reason = next(value for key, value in error.trailing_metadata() or () if key == REASON_KEY)
-    return error.code(), str(reason), error.details() or ""
-
-
 def test_an_action_on_the_line_is_answered_as_act_answers_it(redis_url: str) -> None:
     async def scenario() -> None:
         async with _engine(redis_url, "test-line-answers:") as (_, port):
@@ -116,9 +95,9 @@ def test_an_action_on_the_line_is_answered_as_act_answers_it(redis_url: str) -> 
                         await router.Act(request, timeout=5)
                     with pytest.raises(grpc.aio.AioRpcError) as as_act:
                         await unary.Act(request, timeout=5, metadata=metadata)
-                    assert _refusal(on_line.value) == _refusal(as_act.value)
+                    assert refusal(on_line.value) == refusal(as_act.value)
                     assert refusal_of(on_line.value).reason == refusal_of(as_act.value).reason
-                reasons = [refusal_of(await _failure(router.Act(r, timeout=5))).reason for r in refused]
+                reasons = [refusal_of(await failure(router.Act(r, timeout=5))).reason for r in refused]
                 assert reasons == ["stale", "roll_not_due", "not_your_game", "illegal_edge"]
                 read = await router.GetGame(engine_pb2.GetGameRequest(game_id=created.game_id, device=DEVICE))
                 assert read.seq == rolled.seq, "no refused action changed the game"
@@ -154,7 +133,7 @@ def test_actions_made_at_once_share_a_message_and_each_gets_its_own_answer(
                 # Refused at once, each for its own reason: nine stale, and a roll already made.
                 again = [_roll(g.game_id, g.seq, d) for g, d in zip(games, devices, strict=True)]
                 again[3] = _roll(rolled[3].game_id, rolled[3].seq, devices[3])
-                outcomes = await asyncio.gather(*(_failure(router.Act(r, timeout=5)) for r in again))
+                outcomes = await asyncio.gather(*(failure(router.Act(r, timeout=5)) for r in again))
                 reasons = [refusal_of(outcome).reason for outcome in outcomes]
                 assert reasons == ["stale"] * 3 + ["roll_not_due"] + ["stale"] * 6
                 assert _CountedEngine.calls_a_message == [4, 4, 2] * 2
@@ -162,14 +141,6 @@ def test_actions_made_at_once_share_a_message_and_each_gets_its_own_answer(
                 await router.close()
 
     asyncio.run(scenario())
-
-
-async def _failure(call: Any) -> grpc.aio.AioRpcError:
-    try:
-        await call
-    except grpc.aio.AioRpcError as error:
-        return error
-    raise AssertionError("the action was not refused")
 
 
 def test_many_actions_at_once_over_a_line_renewed_under_them_are_each_applied_once(
@@ -192,8 +163,9 @@ def test_many_actions_at_once_over_a_line_renewed_under_them_are_each_applied_on
                     seqs, seq = [], game.seq
                     for _ in range(8):
                         state = json.loads(
-                            (await router.GetGame(engine_pb2.GetGameRequest(game_id=game.game_id, device=device)))
-                            .state_json
+                            (
+                                await router.GetGame(engine_pb2.GetGameRequest(game_id=game.game_id, device=device))
+                            ).state_json
                         )
                         if state["phase"] == "roll":
                             request = _roll(game.game_id, seq, device)
@@ -260,8 +232,9 @@ def test_the_actions_a_replica_leaves_unanswered_when_it_goes_are_made_at_the_ne
     async def scenario() -> None:
         games = [f"g_game{i:012d}" for i in range(40)]
         first = _HoldingEngine("first")
-        (first_server, first_port), (second_server, second_port) = await _serve(first), await _serve(
-            _HoldingEngine("second")
+        (first_server, first_port), (second_server, second_port) = (
+            await _serve(first),
+            await _serve(_HoldingEngine("second")),
         )
         router = EngineRouter(f"127.0.0.1:{first_port},127.0.0.1:{second_port}", "gateway", SECRET, 16)
         await router.start()

@@ -24,15 +24,19 @@ from boxedin.common.act_socket import MAX_FRAME, FrameReader, SocketLine, frame
 from boxedin.common.engine_router import EngineRouter
 from boxedin.common.grpc_server import ObservingInterceptor
 from boxedin.common.keys import Keys
-from boxedin.common.reasons import REASON_KEY, refusal_of
+from boxedin.common.reasons import refusal_of
 from boxedin.common.service_auth import CallerCheck, call_metadata, proof
 from boxedin.engine.service.act_port import ActPort, bind_host
 from boxedin.engine.service.server import EngineService
 from boxedin.engine.service.store import GameStore
 from boxedin.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 
+from engine_calls import DeviceCalls, failure, refusal
+
 SECRET = "act-socket-test-secret-0123456789"
 DEVICE = "act-socket-device-0123456789abcdef"
+_calls = DeviceCalls(DEVICE)
+_roll, _draw, _new_game = _calls.roll, _calls.draw, _calls.new_game
 
 
 class _CountedEngine(EngineService):
@@ -90,39 +94,6 @@ async def _router(address: str) -> EngineRouter:
     return router
 
 
-def _roll(game_id: str, seq: int, device: str = DEVICE) -> engine_pb2.ActRequest:
-    return engine_pb2.ActRequest(
-        game_id=game_id, device=device, actor=common_pb2.ACTOR_HUMAN, action=common_pb2.Action(roll=True),
-        expected_seq=seq,
-    )  # fmt: skip
-
-
-def _draw(game_id: str, seq: int, edge: tuple[str, int, int]) -> engine_pb2.ActRequest:
-    kind, row, col = edge
-    return engine_pb2.ActRequest(
-        game_id=game_id, device=DEVICE, actor=common_pb2.ACTOR_HUMAN, expected_seq=seq,
-        action=common_pb2.Action(draw=common_pb2.Edge(orientation=kind, row=row, col=col)),
-    )  # fmt: skip
-
-
-async def _new_game(router: EngineRouter, seed: str, device: str = DEVICE) -> common_pb2.GameSnapshot:
-    setup = common_pb2.GameSetup(mode="classic", opponent="local", seed=seed)
-    return await router.CreateGame(engine_pb2.CreateGameRequest(device=device, setup=setup), timeout=5)
-
-
-def _refusal(error: grpc.aio.AioRpcError) -> tuple[grpc.StatusCode, str, str]:
-    reason = next(value for key, value in error.trailing_metadata() or () if key == REASON_KEY)
-    return error.code(), str(reason), error.details() or ""
-
-
-async def _failure(call: Any) -> grpc.aio.AioRpcError:
-    try:
-        await call
-    except grpc.aio.AioRpcError as error:
-        return error
-    raise AssertionError("the action was not refused")
-
-
 def test_frames_are_cut_where_their_lengths_say_however_the_bytes_come() -> None:
     messages = [b"", b"a", b"roll" * 300]
     wire = b"".join(frame(message) for message in messages)
@@ -161,10 +132,10 @@ def test_an_action_on_the_port_is_answered_as_act_answers_it(redis_url: str) -> 
                     _draw(created.game_id, rolled.seq, ("h", 99, 0)),  # no such edge
                 ]
                 for request in refused:
-                    on_port = await _failure(router.Act(request, timeout=5))
-                    as_act = await _failure(unary.Act(request, timeout=5, metadata=metadata))
-                    assert _refusal(on_port) == _refusal(as_act)
-                reasons = [refusal_of(await _failure(router.Act(r, timeout=5))).reason for r in refused]
+                    on_port = await failure(router.Act(request, timeout=5))
+                    as_act = await failure(unary.Act(request, timeout=5, metadata=metadata))
+                    assert refusal(on_port) == refusal(as_act)
+                reasons = [refusal_of(await failure(router.Act(r, timeout=5))).reason for r in refused]
                 assert reasons == ["stale", "roll_not_due", "not_your_game", "illegal_edge"]
                 read = await router.GetGame(engine_pb2.GetGameRequest(game_id=created.game_id, device=DEVICE))
                 assert read.seq == rolled.seq, "no refused action changed the game"
@@ -216,7 +187,7 @@ def test_a_caller_is_taken_only_with_its_proof_and_only_if_it_may_act(redis_url:
                 ]
                 for caller, claimed, status, reason in cases:
                     line = SocketLine("127.0.0.1", act_port.service.act_port, caller, claimed)
-                    error = await _failure(LineCall(line, _roll(game.game_id, game.seq), 5))
+                    error = await failure(LineCall(line, _roll(game.game_id, game.seq), 5))
                     assert (error.code(), refusal_of(error).reason) == (status, reason)
                 read = await router.GetGame(engine_pb2.GetGameRequest(game_id=game.game_id, device=DEVICE))
                 assert read.seq == game.seq, "no refused caller changed the game"
