@@ -696,7 +696,18 @@ def test_every_expression_runs_on_prometheus_scraping_a_stack_under_load(stack: 
                 if a["labels"]["alertname"] == "BoxedInServiceDown"]  # fmt: skip
         assert set(down) <= {"boxedin-worker"}, down
         quiet.discard("BoxedInServiceDown")
-    assert not quiet & set(active), {name: active[name] for name in quiet & set(active)}
+    assert not {name for name in quiet & set(active) if active[name]["state"] == "firing"}, active
+
+    # A quiet alert may be pending from one evaluation whose series were scraped at different
+    # moments (Expert's tasks seen queued in the AI service just as the worker was seen running
+    # none: CI, BoxedInNoCeleryWorker); its condition no longer holds at the next, and it clears.
+    # An alert whose condition holds stays pending, and fails here.
+    def raised() -> dict[str, Any]:
+        now = {a["labels"]["alertname"]: a for a in prometheus.get("/api/v1/alerts")["data"]["alerts"]}
+        return {name: now[name] for name in quiet & set(now)}
+
+    if poll(lambda: not raised(), timeout=15) is None:
+        pytest.fail(f"alerts of a healthy stack still pending or firing: {raised()}")
 
 
 def headline_queries() -> dict[str, str]:
