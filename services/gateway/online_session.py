@@ -103,7 +103,8 @@ class OnlinePlay:
 
     async def back(self, game_id: str) -> None:
         """The device's player is here for its online game, through this connection."""
-        # Vouched for first: even if this call fails, the keeper's next round says it is here.
+        # Vouched for first: the keeper's rounds renew the connection from the moment the engine
+        # holds it (a round never adds one the engine does not hold).
         self.keeper.keep_connected(self, game_id, self.hello_device, self.connection_id)
         snapshot = await self.engine.SetConnected(
             engine_pb2.ConnectedRequest(

@@ -239,12 +239,16 @@ def chosen_on_this_board(table: Table, expected_seq: int, seq: int) -> bool:
 
 
 def keep_connected(table: Table, seat: int, now: float, connection: str = "") -> bool:
-    """Renews the lease of a connection of a connected seat; False when the player is away
-    (nothing to keep)."""
+    """Renews the lease of a connection the connected seat holds; False when the player is away
+    or the seat does not hold it (nothing to keep). A renewal never adds a connection: a
+    gateway's round, sent before the connection's goodbye, may come after it, and would keep a
+    closed page's player here for a lease."""
     state = online_state(table)
     if state.away[seat - 1] is not None:
         return False
     connections = state.connections[seat - 1]
+    if connection not in connections:
+        return False
     _drop_lapsed(connections, now)
     connections[connection] = now + state.lease
     _keep_at_most(connections)

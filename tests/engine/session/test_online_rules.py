@@ -242,6 +242,21 @@ def test_a_connected_player_nobody_vouches_for_becomes_away() -> None:
     assert online.view(table, game, 30.0)["connected"] == [True, False]  # type: ignore[index]
 
 
+def test_a_renewal_that_comes_after_a_connections_goodbye_does_not_keep_it() -> None:
+    """A gateway's round of renewals is sent with the connections it holds; a page that closes
+    (and one that reconnected just before, on a new connection) may say goodbye before the
+    round arrives. The round renews only what the seat still holds."""
+    game, table = online_game("room")
+    online.set_connected(table, 1, True, 0.0, "old")
+    online.set_connected(table, 2, True, 0.0)
+    online.set_connected(table, 1, True, 1.0, "new")  # the socket dropped, and came back
+    assert not online.set_connected(table, 1, False, 1.0, "old")  # the old one's goodbye
+    assert not online.keep_connected(table, 1, 1.5, "old")  # the round sent before it
+    assert online.keep_connected(table, 1, 1.5, "new")
+    assert online.set_connected(table, 1, False, 2.0, "new")  # the page closed: away at once
+    assert online.view(table, game, 2.0)["connected"] == [False, True]  # type: ignore[index]
+
+
 # --- connections ----------------------------------------------------------------------------------
 
 
