@@ -359,6 +359,10 @@ class Stack:
         if port is not None:
             self.metrics_ports[name] = free_port()
             env["BOXEDIN_ENGINE_METRICS_PORT"] = str(self.metrics_ports[name])
+        # Its action port handed out as every other port, not left to the system: one it picked
+        # could be a port handed out to a process not yet started (CI: the matchmaker's metrics).
+        if "BOXEDIN_ENGINE_ACT_PORT" not in env:
+            env["BOXEDIN_ENGINE_ACT_PORT"] = str(free_port())
         self._start(name, [sys.executable, "-m", "boxedin.engine.service"], env, self._grpc_ready(name, serving))
         self.engines[name] = serving
 

@@ -507,3 +507,19 @@ def test_children_started_beside_live_grpc_calls_are_never_aborted_by_grpc() -> 
         spawner.close()
         server.stop(None)
     assert [end for end in ends if end != 0] == []
+
+
+def test_an_engine_listens_for_actions_on_a_port_the_launcher_handed_out(live_stack: Stack) -> None:
+    """Every port of a stack is handed out by free_port before its process starts, the engine's
+    action port too: one left to the system could be a port handed out to a process not yet
+    started, which would then fail to listen."""
+    from boxedin.supervisor import ports
+    from boxedin.v1 import engine_pb2, engine_pb2_grpc
+
+    async def asked() -> int:
+        async with live_stack.channel(live_stack.engine_port, "gateway") as channel:
+            reply = await engine_pb2_grpc.EngineStub(channel).GetActPort(engine_pb2.ActPortRequest(), timeout=5)
+            return int(reply.port)
+
+    port = asyncio.run(asked())
+    assert port in ports._HANDED_OUT and port not in (live_stack.engine_port, *live_stack.metrics_ports.values())
